@@ -1,0 +1,44 @@
+# The two quick-start commands: `make serve` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+SERVER ?= uvicorn
+
+.PHONY: serve test test-postgres lint bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Set up, migrate SQLite, create the first administrator once, then serve the gateway and UI
+# with the simulated engine as a demo backend. SERVER=daphne serves with daphne instead.
+serve: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --demo
+
+# Every test: unit, integration on loopback, browser (Chromium), and, when
+# AIPLANE_TEST_DATABASE_URL names a PostgreSQL database, the database tests again on it.
+test: $(STAMP)
+	$(PY) -m pytest
+	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
+
+test-postgres: $(STAMP)
+	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL $(PY) -m pytest -m "not browser" tests/accounts tests/gateway tests/test_settings_catalog.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) bench/overhead.py
+
+clean:
+	rm -rf $(VENV) *.egg-info var

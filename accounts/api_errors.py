@@ -1,0 +1,157 @@
+"""The one error envelope of /api/v0 (OpenAI's shape) and the handlers that produce it.
+
+    ApiError                 raised by services and views: status, code, message, param, type
+    exception_handler        DRF: ValidationError 400, NotAuthenticated 401, PermissionDenied 403
+                             (CSRF failures get code "csrf_failed"), NotFound/Http404 404, ...
+    not_found, server_error  Django's handler404/handler500 for /api/ paths
+    csrf_failure             Django's CSRF_FAILURE_VIEW for /api/ paths
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import csrf as django_csrf
+from django.views import defaults as django_defaults
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+API_PREFIX = "/api/"
+
+TYPE_BY_STATUS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    409: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+def error_type_for(status: int) -> str:
+    if status >= 500:
+        return "server_error"
+    return TYPE_BY_STATUS.get(status, "invalid_request_error")
+
+
+def error_body(message: str, type_: str, code: str, param: str | None = None) -> dict[str, Any]:
+    """The OpenAI error envelope, the only error shape aiplane answers with."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+class ApiError(Exception):
+    """A refusal with a stable snake_case code, shaped by the exception handler."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        param: str | None = None,
+        type: str | None = None,  # the envelope's own word, worth shadowing the builtin here
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+        self.type = type or error_type_for(status)
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.message, self.type, self.code, self.param)
+
+
+def _first_error(detail: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Any]:
+    """The first offending field (as a path) and its first ErrorDetail, in declaration order."""
+    if isinstance(detail, Mapping):
+        for key, value in detail.items():
+            return _first_error(value, (*path, str(key)))
+    if isinstance(detail, list):
+        for value in detail:
+            if value:  # ListSerializer reports {} for the items that were fine
+                return _first_error(value, path)
+    return path, detail
+
+
+def _validation_error(exc: exceptions.ValidationError) -> ApiError:
+    path, first = _first_error(exc.detail)
+    param = ".".join(path) or None
+    if param == "non_field_errors":
+        param = None
+    code = getattr(first, "code", None) or "invalid"
+    return ApiError(400, str(code), str(first), param)
+
+
+def _api_exception(exc: exceptions.APIException) -> ApiError:
+    status = exc.status_code
+    detail = exc.detail
+    message = str(detail) if not isinstance(detail, (dict, list)) else str(exc.default_detail)
+    code = getattr(detail, "code", None) or exc.default_code
+    if isinstance(exc, exceptions.PermissionDenied) and message.startswith("CSRF Failed"):
+        code = "csrf_failed"
+    return ApiError(status, str(code), message)
+
+
+def as_api_error(exc: Exception) -> ApiError | None:
+    """Translate any exception a view may raise; None for the unexpected (a 500)."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, exceptions.ValidationError):
+        return _validation_error(exc)
+    if isinstance(exc, exceptions.APIException):
+        return _api_exception(exc)
+    return None
+
+
+def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
+    """DRF's EXCEPTION_HANDLER: every refusal in the envelope."""
+    error = as_api_error(exc)
+    if error is None:
+        return None
+    headers: dict[str, str] = {}
+    auth_header = getattr(exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    elif error.status == 401:
+        headers["WWW-Authenticate"] = "Session"
+    wait = getattr(exc, "wait", None)
+    if wait is not None:
+        headers["Retry-After"] = str(int(wait))
+    set_rollback()
+    return Response(error.body(), status=error.status, headers=headers)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler404: the envelope under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        body = error_body("Not found.", "not_found_error", "not_found")
+        return JsonResponse(body, status=404)
+    return django_defaults.page_not_found(request, exception or Http404())
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: the envelope under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        body = error_body("Internal server error.", "server_error", "internal_error")
+        return JsonResponse(body, status=500)
+    return django_defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the envelope under /api/, Django's page elsewhere."""
+    if _is_api(request):
+        body = error_body(f"CSRF Failed: {reason}", "permission_error", "csrf_failed")
+        return JsonResponse(body, status=403)
+    return django_csrf.csrf_failure(request, reason)

@@ -1,0 +1,218 @@
+"""The gateway's one entry into identity: bearer token (or session user) -> CallerContext.
+
+Answers come from an in-process cache keyed by the token digest. Any change to groups,
+memberships, tokens, users, profiles or operator settings bumps a generation counter (after
+commit) and empties the cache; a short TTL is the backstop for changes made behind the ORM's back.
+Misses load on a small dedicated thread pool, never on the event loop, and concurrent misses for
+the same key share one load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import close_old_connections
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from accounts.priority import Priority, effective_class
+from accounts.rbac import resolve
+from accounts.tokens import digest_of, looks_like_token
+
+
+@dataclass(frozen=True, slots=True)
+class CallerContext:
+    user_id: int
+    username: str
+    token_id: int | None
+    token_name: str | None
+    groups: frozenset[str]
+    is_admin: bool
+    model_allowlist: frozenset[str] | None  # None: every model the groups allow
+    priority: Priority  # the effective class (owner-set overrides capped at the ceiling)
+    inherited: Priority
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    generation: int
+    deadline: float  # on _clock()
+    context: CallerContext | None
+
+
+_Loaded = tuple[CallerContext | None, datetime | None]
+
+_clock: Callable[[], float] = time.monotonic  # tests replace it to move time
+_MAX_ENTRIES = 50_000  # a flood of unknown tokens must not grow memory without bound
+
+_lock = threading.Lock()
+_generation = 0
+_entries: dict[str, _Entry] = {}
+_flights: dict[tuple[asyncio.AbstractEventLoop, str, int], asyncio.Task[CallerContext | None]] = {}
+_executor: ThreadPoolExecutor | None = None
+
+_usage_lock = threading.Lock()
+_usage: dict[int, datetime] = {}
+
+
+def invalidate_callers() -> None:
+    """Forget every cached answer; loads already running will not store theirs."""
+    global _generation
+    with _lock:
+        _generation += 1
+        _entries.clear()
+
+
+def _ttl() -> float:
+    return float(getattr(settings, "AIPLANE_CALLER_CACHE_TTL", 30.0))
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aiplane-caller")
+        return _executor
+
+
+def _load_token(digest: str) -> _Loaded:
+    token = ApiToken.objects.select_related("owner").filter(digest=digest).first()
+    if token is None or token.revoked_at is not None or token.is_expired:
+        return None, None
+    owner = token.owner
+    if not owner.is_active:
+        return None, None
+    resolved = resolve(owner)
+    allowlist = token.model_allowlist
+    context = CallerContext(
+        user_id=owner.pk,
+        username=owner.get_username(),
+        token_id=token.pk,
+        token_name=token.name,
+        groups=resolved.groups,
+        is_admin=resolved.is_admin,
+        model_allowlist=None if allowlist is None else frozenset(allowlist),
+        priority=effective_class(
+            token.priority_class, token.priority_set_by_admin, resolved.inherited
+        ),
+        inherited=resolved.inherited,
+    )
+    return context, token.expires_at
+
+
+def _load_user(user_id: str) -> _Loaded:
+    user = get_user_model().objects.filter(pk=int(user_id), is_active=True).first()
+    if user is None:
+        return None, None
+    resolved = resolve(user)
+    context = CallerContext(
+        user_id=user.pk,
+        username=user.get_username(),
+        token_id=None,
+        token_name=None,
+        groups=resolved.groups,
+        is_admin=resolved.is_admin,
+        model_allowlist=None,
+        priority=resolved.inherited,
+        inherited=resolved.inherited,
+    )
+    return context, None
+
+
+def _in_worker(loader: Callable[[str], _Loaded], arg: str) -> _Loaded:
+    # Worker threads are not request threads, so nobody else recycles their connections.
+    close_old_connections()
+    try:
+        return loader(arg)
+    finally:
+        close_old_connections()
+
+
+async def _load(
+    key: str, generation: int, loader: Callable[[str], _Loaded], arg: str
+) -> CallerContext | None:
+    loop = asyncio.get_running_loop()
+    context, expires_at = await loop.run_in_executor(_pool(), _in_worker, loader, arg)
+    lifetime = _ttl()
+    if expires_at is not None:
+        lifetime = min(lifetime, (expires_at - timezone.now()).total_seconds())
+    entry = _Entry(generation, _clock() + lifetime, context)
+    with _lock:
+        # A change committed while we were loading makes this answer possibly stale: drop it.
+        if generation == _generation:
+            if len(_entries) >= _MAX_ENTRIES:
+                _entries.clear()
+            _entries[key] = entry
+    return context
+
+
+async def _cached(key: str, loader: Callable[[str], _Loaded], arg: str) -> CallerContext | None:
+    entry = _entries.get(key)
+    generation = _generation
+    if entry is not None and entry.generation == generation and _clock() < entry.deadline:
+        return entry.context
+    loop = asyncio.get_running_loop()
+    flight_key = (loop, key, generation)
+    task = _flights.get(flight_key)
+    if task is None:
+        task = loop.create_task(_load(key, generation, loader, arg))
+        _flights[flight_key] = task
+        task.add_done_callback(lambda _: _flights.pop(flight_key, None))
+    # Shielded: one caller going away must not cancel the load the others wait for.
+    return await asyncio.shield(task)
+
+
+async def caller_for_token(plaintext: str) -> CallerContext | None:
+    """The caller behind a bearer token; None for unknown, revoked, expired or inactive."""
+    if not looks_like_token(plaintext):
+        return None
+    digest = digest_of(plaintext)
+    context = await _cached("t:" + digest, _load_token, digest)
+    if context is not None and context.token_id is not None:
+        note_token_used(context.token_id)
+    return context
+
+
+async def caller_for_user(user_id: int) -> CallerContext | None:
+    """A signed-in browser session (the playground): the user's inherited priority."""
+    return await _cached(f"u:{user_id}", _load_user, str(user_id))
+
+
+def note_token_used(token_id: int, when: datetime | None = None) -> None:
+    """Remember a use in memory; flush_token_usage() writes it later, off the hot path."""
+    moment = when or timezone.now()
+    with _usage_lock:
+        _usage[token_id] = moment
+
+
+def flush_token_usage() -> int:
+    """Write the remembered uses (one UPDATE per token); answer how many tokens were written."""
+    with _usage_lock:
+        batch = dict(_usage)
+        _usage.clear()
+    for token_id, moment in batch.items():
+        # update() sends no signal: a timestamp must not empty the caller cache.
+        ApiToken.objects.filter(pk=token_id).filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lt=moment)
+        ).update(last_used_at=moment)
+    return len(batch)
+
+
+def pending_token_usage() -> dict[int, datetime]:
+    """A copy of the uses not yet flushed (for tests and diagnostics)."""
+    with _usage_lock:
+        return dict(_usage)
+
+
+def reset_token_usage() -> None:
+    with _usage_lock:
+        _usage.clear()

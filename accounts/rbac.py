@@ -1,0 +1,66 @@
+"""The RBAC resolver: a user's effective groups, administrator flag and inherited priority."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from accounts.models import GatewayGroup
+from accounts.priority import Priority, ceiling, inherited_priority, parse_priority
+from aiplane.catalog import setting
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    groups: frozenset[str]
+    is_admin: bool
+    inherited: Priority
+
+    @property
+    def max_priority(self) -> Priority:
+        """The ceiling for the person's own tokens."""
+        return ceiling(self.inherited, self.is_admin)
+
+
+def system_default_priority() -> Priority:
+    value = parse_priority(setting("gateway.priority_default"))
+    return Priority.MEDIUM if value is None else value
+
+
+def resolve(user: AbstractBaseUser | AnonymousUser) -> Resolved:
+    """Resolve one user (two queries, a third only when no group sets a priority)."""
+    return resolve_many([user])[user.pk]
+
+
+def resolve_many(users: Iterable[AbstractBaseUser | AnonymousUser]) -> dict[int, Resolved]:
+    """Resolve many users at once: default groups once, memberships in one query."""
+    users = list(users)
+    defaults = list(
+        GatewayGroup.objects.filter(is_default=True).values_list("name", "is_admin", "priority")
+    )
+    memberships: dict[int, list[tuple[str, bool, int | None]]] = {u.pk: [] for u in users}
+    rows = GatewayGroup.members.through.objects.filter(
+        user_id__in=list(memberships), gatewaygroup__is_default=False
+    ).values_list("user_id", "gatewaygroup__name", "gatewaygroup__is_admin", "gatewaygroup__priority")
+    for user_id, name, is_admin, priority in rows:
+        memberships[user_id].append((name, is_admin, priority))
+
+    default: Priority | None = None
+    resolved: dict[int, Resolved] = {}
+    for user in users:
+        groups = defaults + memberships[user.pk]
+        priorities = [None if p is None else Priority(p) for _, _, p in groups]
+        if default is None and all(p is None for p in priorities):
+            default = system_default_priority()  # read lazily: most people get theirs from a group
+        resolved[user.pk] = Resolved(
+            groups=frozenset(name for name, _, _ in groups),
+            is_admin=bool(getattr(user, "is_superuser", False))
+            or any(is_admin for _, is_admin, _ in groups),
+            # Priority.LOW is 0, so test for None rather than truthiness.
+            inherited=inherited_priority(
+                priorities, Priority.MEDIUM if default is None else default
+            ),
+        )
+    return resolved

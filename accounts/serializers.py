@@ -1,0 +1,261 @@
+"""Input and output shapes of /api/v0, one small serializer per operation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.models import LANGUAGES, group_name_validator
+from accounts.priority import InvalidPriority, Priority, parse_priority
+
+
+@extend_schema_field({"type": "string", "enum": ["low", "medium", "high"], "nullable": True})
+class PriorityField(serializers.Field):
+    """A priority label, or null for "inherit"; anything else is code invalid_priority."""
+
+    default_error_messages = {
+        "invalid_priority": 'Priority must be "low", "medium", "high" or null.',
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Priority | None:
+        try:
+            return parse_priority(data)
+        except InvalidPriority:
+            self.fail("invalid_priority")
+            raise  # unreachable: fail() raises
+
+    def to_representation(self, value: Any) -> str | None:
+        return None if value is None else Priority(value).label
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class ErrorDetailOut(serializers.Serializer):
+    message = serializers.CharField()
+    type = serializers.CharField()
+    param = serializers.CharField(allow_null=True)
+    code = serializers.CharField()
+
+
+class ErrorOut(serializers.Serializer):
+    error = ErrorDetailOut()
+
+
+# --- session and profile ------------------------------------------------------------------
+
+
+class CsrfOut(serializers.Serializer):
+    csrf_token = serializers.CharField()
+
+
+class LoginIn(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
+class MeOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_admin = serializers.BooleanField()
+    language = serializers.ChoiceField(choices=LANGUAGES)
+
+
+class MeIn(serializers.Serializer):
+    language = serializers.CharField()
+
+    def validate_language(self, value: str) -> str:
+        if value not in LANGUAGES:
+            raise serializers.ValidationError(
+                f"Language must be one of: {', '.join(LANGUAGES)}.", code="invalid_language"
+            )
+        return value
+
+
+# --- personal tokens ----------------------------------------------------------------------
+
+
+class TokenOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    expires_at = serializers.DateTimeField(allow_null=True)
+    revoked = serializers.BooleanField(source="is_revoked")
+    priority = PriorityField(help_text="The saved override; null inherits the owner's groups.")
+    effective_priority = serializers.SerializerMethodField()
+    model_allowlist = serializers.ListField(child=serializers.CharField(), allow_null=True)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_effective_priority(self, token: Any) -> str:
+        return self.context["effective"](token).label
+
+
+class TokenWithSecretOut(TokenOut):
+    plaintext = serializers.SerializerMethodField(help_text="Shown once; only a digest is kept.")
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_plaintext(self, token: Any) -> str:
+        return str(self.context["plaintext"])
+
+
+class TokenListOut(serializers.Serializer):
+    tokens = TokenOut(many=True)
+
+
+class TokenDetailsOut(serializers.Serializer):
+    tokens = TokenOut(many=True)
+    owner_priority = PriorityField(allow_null=False, help_text="Inherited from your groups.")
+    max_priority = PriorityField(allow_null=False, help_text="The highest value you may set.")
+    priority_enabled = serializers.BooleanField()
+
+
+class TokenCreateIn(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    priority = PriorityField(required=False, default=None)
+    model_allowlist = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        allow_null=True,
+        default=None,
+        max_length=1000,
+    )
+    expires_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+    def validate_expires_at(self, value: Any) -> Any:
+        if value is not None and value <= timezone.now():
+            raise serializers.ValidationError(
+                "The expiry must be in the future.", code="expiry_in_past"
+            )
+        return value
+
+    def validate_model_allowlist(self, value: list[str] | None) -> list[str] | None:
+        return None if value is None else sorted(set(value))
+
+
+class PriorityIn(serializers.Serializer):
+    priority = PriorityField(required=True)
+
+
+# --- administration -----------------------------------------------------------------------
+
+
+class GroupOut(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    is_admin = serializers.BooleanField()
+    is_default = serializers.BooleanField()
+    priority = PriorityField()
+    members = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_members(self, group: Any) -> list[str]:
+        return sorted(user.get_username() for user in group.members.all())
+
+
+class GroupListOut(serializers.Serializer):
+    groups = GroupOut(many=True)
+
+
+class GroupIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, validators=[group_name_validator])
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    is_admin = serializers.BooleanField(required=False)
+    is_default = serializers.BooleanField(required=False)
+    priority = PriorityField(required=False)
+    members = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        required=False,
+        help_text="Usernames; replaces the member list. Omit to keep it.",
+    )
+
+
+class UserOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    email = serializers.CharField()
+    is_active = serializers.BooleanField()
+    is_superuser = serializers.BooleanField()
+    is_admin = serializers.SerializerMethodField()
+    groups = serializers.SerializerMethodField()
+    date_joined = serializers.DateTimeField()
+    last_login = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_is_admin(self, user: Any) -> bool:
+        return bool(self.context["resolved"][user.pk].is_admin)
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_groups(self, user: Any) -> list[str]:
+        return sorted(self.context["resolved"][user.pk].groups)
+
+
+class UserListOut(serializers.Serializer):
+    users = UserOut(many=True)
+
+
+class UserCreateIn(serializers.Serializer):
+    username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    password = serializers.CharField(
+        required=False, allow_null=True, default=None, trim_whitespace=False, max_length=4096
+    )
+    is_active = serializers.BooleanField(required=False, default=True)
+
+
+class UserUpdateIn(serializers.Serializer):
+    username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150, required=False)
+    email = serializers.EmailField(required=False, allow_blank=True)
+    password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)
+    is_active = serializers.BooleanField(required=False)
+
+
+class OwnerOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class AdminTokenOut(TokenOut):
+    owner = OwnerOut()
+    owner_priority = serializers.SerializerMethodField()
+    priority_set_by = serializers.SerializerMethodField()
+    priority_set_by_admin = serializers.BooleanField()
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_owner_priority(self, token: Any) -> str:
+        return str(self.context["resolved"][token.owner_id].inherited.label)
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_priority_set_by(self, token: Any) -> str | None:
+        setter = token.priority_set_by
+        return None if setter is None else str(setter.get_username())
+
+
+class AdminTokenListOut(serializers.Serializer):
+    tokens = AdminTokenOut(many=True)
+
+
+class SettingOut(serializers.Serializer):
+    key = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["bool", "int", "choice"])
+    default = serializers.JSONField()
+    choices = serializers.ListField(child=serializers.CharField())
+    section = serializers.CharField()
+    value = serializers.JSONField()
+    min = serializers.IntegerField(allow_null=True)
+    max = serializers.IntegerField(allow_null=True)
+
+
+class SettingListOut(serializers.Serializer):
+    settings = SettingOut(many=True)

@@ -1,0 +1,230 @@
+"""Writes: keyword-only `<entity>_<action>` functions, each one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.api_errors import ApiError
+from accounts.models import ApiToken, GatewayGroup, UserProfile
+from accounts.priority import Priority
+from accounts.rbac import resolve
+from accounts.tokens import new_secret
+from aiplane.catalog import SettingError, settings_update
+
+User = get_user_model()
+
+
+def _check_ceiling(*, owner: AbstractBaseUser, priority: Priority | None) -> bool:
+    """Refuse a value above the owner's ceiling (their current groups); answer is_admin."""
+    resolved = resolve(owner)
+    if priority is not None and priority > resolved.max_priority:
+        raise ApiError(
+            403,
+            "priority_above_ceiling",
+            f"Priority {priority.label} is above your maximum, {resolved.max_priority.label}.",
+            param="priority",
+        )
+    return resolved.is_admin
+
+
+@transaction.atomic
+def token_create(
+    *,
+    owner: AbstractBaseUser,
+    name: str,
+    priority: Priority | None = None,
+    model_allowlist: Sequence[str] | None = None,
+    expires_at: datetime | None = None,
+) -> tuple[ApiToken, str]:
+    """Create a personal token; answer it with its plaintext, which is never stored."""
+    owner_is_admin = _check_ceiling(owner=owner, priority=priority)
+    secret = new_secret()
+    token = ApiToken.objects.create(
+        owner=owner,
+        name=name,
+        prefix=secret.prefix,
+        digest=secret.digest,
+        expires_at=expires_at,
+        model_allowlist=None if model_allowlist is None else list(model_allowlist),
+        priority=priority,
+        priority_set_by=owner if priority is not None else None,
+        priority_set_by_admin=priority is not None and owner_is_admin,
+    )
+    return token, secret.plaintext
+
+
+@transaction.atomic
+def token_priority_set(
+    *, token: ApiToken, actor: AbstractBaseUser, priority: Priority | None
+) -> ApiToken:
+    """The owner's own change, checked against their ceiling on every save."""
+    actor_is_admin = _check_ceiling(owner=actor, priority=priority)
+    token.priority = priority
+    token.priority_set_by = actor
+    # An administrator owner may grant themselves any class; that grant is not capped later.
+    token.priority_set_by_admin = actor_is_admin
+    token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
+    return token
+
+
+@transaction.atomic
+def token_priority_override(
+    *, token: ApiToken, admin: AbstractBaseUser, priority: Priority | None
+) -> ApiToken:
+    """An administrator's unrestricted change (the caller checked the rights)."""
+    token.priority = priority
+    token.priority_set_by = admin
+    token.priority_set_by_admin = True
+    token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
+    return token
+
+
+@transaction.atomic
+def token_revoke(*, token: ApiToken) -> ApiToken:
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+@transaction.atomic
+def token_rotate(*, token: ApiToken) -> tuple[ApiToken, str]:
+    """Replace the secret; the old plaintext stops working at once."""
+    if token.revoked_at is not None:
+        raise ApiError(409, "token_revoked", "A revoked token cannot be rotated.")
+    secret = new_secret()
+    token.prefix = secret.prefix
+    token.digest = secret.digest
+    token.save(update_fields=["prefix", "digest"])
+    return token, secret.plaintext
+
+
+@transaction.atomic
+def token_delete(*, token: ApiToken) -> None:
+    token.delete()
+
+
+def _ensure_an_administrator_remains() -> None:
+    """Refuse (and so roll back) a change that would lock every administrator out."""
+    active = User.objects.filter(is_active=True)
+    if active.filter(Q(is_superuser=True) | Q(gateway_groups__is_admin=True)).exists():
+        return
+    if GatewayGroup.objects.filter(is_admin=True, is_default=True).exists() and active.exists():
+        return
+    raise ApiError(409, "last_administrator", "This change would leave no active administrator.")
+
+
+@transaction.atomic
+def group_put(
+    *,
+    name: str,
+    fields: dict[str, Any],
+    members: Sequence[str] | None = None,
+) -> tuple[GatewayGroup, bool]:
+    """Create or update a group by name; omitted fields keep their value (or the default)."""
+    users: list[Any] = []
+    if members is not None:
+        wanted = set(members)
+        users = list(User.objects.filter(username__in=wanted))
+        unknown = sorted(wanted - {u.username for u in users})
+        if unknown:
+            raise ApiError(
+                400, "unknown_member", f"Unknown user: {', '.join(unknown)}.", param="members"
+            )
+    group, created = GatewayGroup.objects.get_or_create(name=name, defaults=fields)
+    if not created and fields:
+        for key, value in fields.items():
+            setattr(group, key, value)
+        group.save()
+    if members is not None:
+        group.members.set(users)
+    _ensure_an_administrator_remains()
+    return group, created
+
+
+@transaction.atomic
+def group_delete(*, group: GatewayGroup) -> None:
+    group.delete()
+    _ensure_an_administrator_remains()
+
+
+def _set_password(user: Any, password: str) -> None:
+    try:
+        validate_password(password, user)
+    except DjangoValidationError as exc:
+        raise ApiError(400, "invalid_password", " ".join(exc.messages), param="password") from exc
+    user.set_password(password)
+
+
+def _check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
+    taken = User.objects.filter(username=username).exclude(pk=exclude_pk)
+    if taken.exists():
+        raise ApiError(400, "username_taken", f"The username {username} is taken.", "username")
+
+
+@transaction.atomic
+def user_create(
+    *, username: str, email: str = "", password: str | None = None, is_active: bool = True
+) -> Any:
+    """A local account; without a password it cannot sign in until one is set."""
+    _check_username_free(username)
+    user = User(username=username, email=email, is_active=is_active)
+    if password is None:
+        user.set_unusable_password()
+    else:
+        _set_password(user, password)
+    user.save()
+    return user
+
+
+@transaction.atomic
+def user_update(
+    *,
+    user: Any,
+    username: str | None = None,
+    email: str | None = None,
+    is_active: bool | None = None,
+    password: str | None = None,
+) -> Any:
+    if username is not None:
+        _check_username_free(username, exclude_pk=user.pk)
+        user.username = username
+    if email is not None:
+        user.email = email
+    if is_active is not None:
+        user.is_active = is_active
+    if password is not None:
+        _set_password(user, password)
+    user.save()
+    _ensure_an_administrator_remains()
+    return user
+
+
+@transaction.atomic
+def user_delete(*, user: Any) -> None:
+    user.delete()
+    _ensure_an_administrator_remains()
+
+
+@transaction.atomic
+def profile_update(*, user: AbstractBaseUser, language: str) -> UserProfile:
+    profile, _ = UserProfile.objects.update_or_create(user=user, defaults={"language": language})
+    return profile
+
+
+def settings_save(*, values: Any, actor: AbstractBaseUser) -> None:
+    """Store a batch of operator settings; one bad key or value stores nothing."""
+    try:
+        settings_update(values=values, actor=actor.get_username())
+    except SettingError as exc:
+        raise ApiError(400, exc.code, str(exc), param=exc.key or None) from exc

@@ -1,0 +1,48 @@
+"""Cache invalidation: any identity or settings change empties the caller cache after commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save
+
+from accounts.caller import invalidate_callers
+from accounts.models import ApiToken, GatewayGroup, UserProfile
+from aiplane.catalog import on_settings_changed
+
+# Saves that touch only these fields change nothing a CallerContext holds.
+_IRRELEVANT_UPDATES = {frozenset({"last_login"}), frozenset({"last_used_at"})}
+
+_connected = False
+
+
+def _invalidate_after_commit(**kwargs: Any) -> None:
+    update_fields = kwargs.get("update_fields")
+    if update_fields is not None and frozenset(update_fields) in _IRRELEVANT_UPDATES:
+        return
+    # After commit: a load that starts earlier would read the old rows and cache them again.
+    transaction.on_commit(invalidate_callers, using=kwargs.get("using"))
+
+
+def _on_settings_changed(values: dict[str, Any]) -> None:
+    invalidate_callers()  # the catalog already calls listeners after commit
+
+
+def connect() -> None:
+    """Wire every receiver once (AccountsConfig.ready)."""
+    global _connected
+    if _connected:
+        return
+    _connected = True
+    for model in (get_user_model(), GatewayGroup, ApiToken, UserProfile):
+        uid = f"accounts.caller:{model._meta.label}"
+        post_save.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":save")
+        post_delete.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":delete")
+    m2m_changed.connect(
+        _invalidate_after_commit,
+        sender=GatewayGroup.members.through,
+        dispatch_uid="accounts.caller:members",
+    )
+    on_settings_changed(_on_settings_changed)

@@ -1,0 +1,12 @@
+"""URL map of the Django side: the /api/v0 REST API, its OpenAPI document, and the browser UI."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+urlpatterns = [
+    path("api/v0/openapi.json", SpectacularAPIView.as_view(), name="openapi"),
+    path("api/v0/", include("accounts.urls")),
+    path("api/v0/", include("gateway.urls")),
+    path("", include("django_prometheus.urls")),
+    path("", include("aiplane.ui_urls")),
+]

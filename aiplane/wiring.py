@@ -1,0 +1,123 @@
+"""Assembles the process: the gateway runtime and its /v1 app, websockets, Django, lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from importlib import import_module
+from types import SimpleNamespace
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+from accounts.caller import CallerContext, caller_for_token, caller_for_user, flush_token_usage
+from aiplane.catalog import all_settings, on_settings_changed
+from gateway import activity
+from gateway.asgi import GatewayApp
+from gateway.runtime import Runtime
+from gateway.topology import load_topology, save_discovery
+
+log = logging.getLogger("aiplane")
+
+ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]],
+                   Awaitable[None]]
+
+
+def _session_user_id(session_key: str) -> int | None:
+    """The signed-in user of a browser session (the playground), verified like Django does."""
+    from django.contrib.auth import get_user
+
+    engine = import_module(settings.SESSION_ENGINE)
+    request = SimpleNamespace(session=engine.SessionStore(session_key))
+    user = get_user(request)  # type: ignore[arg-type]
+    return user.pk if user.is_authenticated else None
+
+
+async def caller_for_session(session_key: str) -> CallerContext | None:
+    user_id = await sync_to_async(_session_user_id, thread_sensitive=False)(session_key)
+    return None if user_id is None else await caller_for_user(user_id)
+
+
+def _write_activity(entries: list[activity.Entry]) -> None:
+    from gateway.models import ActivityRecord
+
+    ActivityRecord.write_batch(entries)
+
+
+async def _flush_usage_loop() -> None:
+    while True:
+        await asyncio.sleep(5.0)
+        try:
+            await sync_to_async(flush_token_usage, thread_sensitive=False)()
+        except Exception:
+            log.exception("could not store token last-used times")
+
+
+def build_runtime() -> tuple[Runtime, activity.Recorder]:
+    recorder = activity.Recorder(_write_activity)
+    runtime = Runtime(
+        load_topology=load_topology,
+        load_settings=all_settings,
+        save_discovery=save_discovery,
+        jobs=[recorder.run, _flush_usage_loop],
+    )
+    on_settings_changed(runtime.apply_settings_threadsafe)
+    return runtime, recorder
+
+
+def build_application(django_app: ASGIApp) -> ASGIApp:
+    from channels.auth import AuthMiddlewareStack
+    from channels.routing import URLRouter
+    from django.urls import path
+
+    from gateway.consumers import QueueConsumer
+
+    runtime, recorder = build_runtime()
+    gateway = GatewayApp(
+        runtime,
+        caller_for_token=caller_for_token,
+        caller_for_session=caller_for_session,
+        recorder=recorder,
+    )
+    websockets = AuthMiddlewareStack(URLRouter([path("ws/queue", QueueConsumer.as_asgi())]))
+
+    async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            if scope["path"].startswith("/v1/"):
+                await gateway(scope, receive, send)
+            else:
+                if not runtime.started:
+                    await runtime.ensure_started()  # daphne has no lifespan: start on first use
+                await django_app(scope, receive, send)
+        elif kind == "websocket":
+            if not runtime.started:
+                await runtime.ensure_started()
+            await websockets(scope, receive, send)
+        elif kind == "lifespan":
+            await _lifespan(runtime, receive, send)
+
+    application.runtime = runtime  # type: ignore[attr-defined]
+    application.gateway = gateway  # type: ignore[attr-defined]
+    return application
+
+
+async def _lifespan(runtime: Runtime, receive: Any, send: Any) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            try:
+                await runtime.ensure_started()
+            except Exception as err:
+                log.exception("gateway start-up failed")
+                await send({"type": "lifespan.startup.failed", "message": str(err)})
+                return
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            with contextlib.suppress(Exception):
+                await runtime.stop()
+            await send({"type": "lifespan.shutdown.complete"})
+            return

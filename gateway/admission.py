@@ -1,0 +1,671 @@
+"""The admission queue behind route_or_wait: who gets the next free backend slot, and when.
+
+Pure asyncio, no Django: the synchronous core (`submit`, `release`, `cancel`, `dispatch_pass`)
+can be driven by a test with a fake clock; `route_or_wait` is the thin async layer on top.
+
+Errors raised to the caller (all subclasses of `AdmissionError`):
+
+    AdmissionError
+    ├── QueueTimeout      the wait budget ran out (503 + Retry-After)
+    ├── QueueCancelled    the client went away or pressed Stop
+    ├── QueueFull         a bounded queue is full or the estimated wait exceeds the budget (429)
+    └── RouteGone         the model disappeared from the topology while the request waited
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+import zlib
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+LOW, MEDIUM, HIGH = 0, 1, 2
+CLASS_NAMES = ("low", "medium", "high")
+BAND_NAMES = ("batch", "normal", "interactive")
+# The llama-swap anchors: 100 apart so an in-band offset (|offset| < 50) never crosses a band.
+BAND_ANCHORS = (-100, 0, 100)
+
+SCHEDULERS = ("strict", "serial", "fcfs", "wspt")
+
+WAITING, ADMITTED = "waiting", "admitted"
+CANCELLED, EXPIRED, FAILED = "cancelled", "expired", "failed"
+
+
+class AdmissionError(Exception):
+    """A request that could not be given a slot."""
+
+
+class QueueTimeout(AdmissionError):
+    pass
+
+
+class QueueCancelled(AdmissionError):
+    pass
+
+
+class QueueFull(AdmissionError):
+    def __init__(self, reason: str, retry_after: float) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class RouteGone(AdmissionError):
+    pass
+
+
+class Clock(Protocol):
+    def __call__(self) -> float: ...
+
+
+@dataclass(eq=False, slots=True)
+class Slot:
+    """One backend's capacity. Persistent across topology rebuilds so in-flight counts survive."""
+
+    name: str
+    max_inflight: int = 16
+    weight: int = 1
+    enabled: bool = True
+    healthy: bool = True
+    inflight: int = 0
+    removed: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return self.enabled and self.healthy and not self.removed
+
+    @property
+    def free(self) -> bool:
+        return self.usable and self.inflight < self.max_inflight
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A backend slot pool plus the model id that backend knows the requested model by."""
+
+    slot: Slot
+    model: str
+    pool: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class Route:
+    """Where a (model, access) pair may run: primary targets, and fallbacks when all are offline.
+
+    `key` identifies the route: waiters with the same key are interchangeable but for their order.
+    """
+
+    key: Hashable
+    primary: tuple[Target, ...]
+    fallback: tuple[Target, ...] = ()
+    strategy: str = "least_inflight"
+    _rr: int = 0
+
+    def usable_targets(self, excluded: frozenset[str] = frozenset()) -> tuple[Target, ...]:
+        """Primary targets that are up; the fallback ones only when every primary is down."""
+        up = tuple(t for t in self.primary if t.slot.usable and t.slot.name not in excluded)
+        if up or not self.fallback:
+            return up
+        if any(t.slot.usable for t in self.primary):
+            return up  # primaries are up but excluded by a retry: not an outage, no fallback
+        return tuple(t for t in self.fallback if t.slot.usable and t.slot.name not in excluded)
+
+    def slots(self) -> Iterable[Slot]:
+        for t in self.primary:
+            yield t.slot
+        for t in self.fallback:
+            yield t.slot
+
+
+@dataclass(eq=False, slots=True)
+class Acquired:
+    """A running request's slot. `release()` frees it exactly once, whatever the exit path."""
+
+    target: Target
+    waiter: Waiter
+    queue: AdmissionQueue
+    released: bool = False
+
+    @property
+    def backend(self) -> str:
+        return self.target.slot.name
+
+    @property
+    def model(self) -> str:
+        return self.target.model
+
+    def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
+        self.queue._on_release(self.target.slot)
+
+
+@dataclass(eq=False, slots=True)
+class Waiter:
+    """One request asking for a slot: its class, hint, arrival and deadline."""
+
+    route: Route
+    cls: int = MEDIUM
+    offset: int = 0
+    arrival: float = 0.0
+    deadline: float = float("inf")
+    affinity: str | None = None  # the cache-warm backend for prefix affinity
+    affinity_key: int | None = None
+    cost: int = 1  # prompt tokens, for wspt
+    owner: str = ""
+    excluded: frozenset[str] = frozenset()
+    seq: int = -1
+    state: str = WAITING
+    key: tuple[float, float, int] = (0.0, 0.0, 0)
+    plain_key: tuple[float, float, int] = (0.0, 0.0, 0)
+    acquired: Acquired | None = None
+    admitted_at: float | None = None
+    on_admit: Callable[[Waiter], None] | None = None
+    group: _Group | None = None
+    tag: object = None  # the caller's own data (the activity record picks it up)
+
+    @property
+    def waited(self) -> float:
+        end = self.admitted_at if self.admitted_at is not None else self.arrival
+        return max(0.0, end - self.arrival)
+
+
+class Observer(Protocol):
+    """What the queue reports; metrics and the activity log implement it."""
+
+    def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None: ...
+    def left(self, waiter: Waiter, outcome: str) -> None: ...
+    def changed(self) -> None: ...
+
+
+class _NullObserver:
+    def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
+        pass
+
+    def left(self, waiter: Waiter, outcome: str) -> None:
+        pass
+
+    def changed(self) -> None:
+        pass
+
+
+@dataclass(eq=False, slots=True)
+class _Group:
+    """Waiters with the same route, exclusions and cache-warm backend: one heap, one head."""
+
+    gkey: Hashable
+    route: Route
+    excluded: frozenset[str]
+    affinity: str | None
+    heap: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    live: int = 0
+
+    def head(self) -> Waiter | None:
+        heap = self.heap
+        while heap:
+            w = heap[0][1]
+            if w.state == WAITING:
+                return w
+            heapq.heappop(heap)  # lazily drop waiters that left
+        return None
+
+
+@dataclass(slots=True)
+class SchedulerConfig:
+    name: str = "strict"
+    aging_divisor: float = 60.0  # seconds of waiting per score point (serial); 0 = no aging
+    affinity_bonus: float = 10.0  # serial only, 0..99
+    max_waiters: int = 0  # 0 = unbounded
+    prioritize: bool = True  # False: one class, arrival order
+
+
+class AdmissionQueue:
+    """The registry-owned waiting line of one gateway process."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock = time.monotonic,
+        config: SchedulerConfig | None = None,
+        observer: Observer | None = None,
+    ) -> None:
+        self.clock = clock
+        self.config = config or SchedulerConfig()
+        self.observer: Observer = observer or _NullObserver()
+        self._seq = itertools.count()
+        self._groups: dict[Hashable, _Group] = {}
+        self._groups_by_slot: dict[str, set[_Group]] = {}
+        # (deadline, seq, id, waiter): a retry shares deadline and seq with the original whose
+        # entry may still be here, and two Waiters cannot be compared, so id() breaks the tie.
+        self._deadlines: list[tuple[float, int, int, Waiter]] = []
+        self.depth = [0, 0, 0]  # live waiters per class
+        self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
+        # When recent waiters were admitted, for a bounded queue's wait estimate.
+        self._recent: deque[float] = deque(maxlen=64)
+
+    # ----- building waiters -------------------------------------------------------------
+
+    def waiter(
+        self,
+        route: Route,
+        *,
+        cls: int = MEDIUM,
+        offset: int = 0,
+        budget: float = 0.0,
+        affinity_key: int | None = None,
+        cost: int = 1,
+        owner: str = "",
+        tag: object = None,
+    ) -> Waiter:
+        """A new waiter arriving now, ordered by the configured scheduler."""
+        now = self.clock()
+        if not self.config.prioritize:
+            cls, offset = MEDIUM, 0
+        w = Waiter(
+            route=route,
+            cls=cls,
+            offset=max(-49, min(49, offset)),
+            arrival=now,
+            deadline=now + max(0.0, budget),
+            affinity_key=affinity_key,
+            cost=max(1, cost),
+            owner=owner,
+            tag=tag,
+            seq=next(self._seq),
+        )
+        if affinity_key is not None and route.strategy == "prefix_affinity":
+            w.affinity = _rendezvous(route.primary, affinity_key)
+        self._keys(w)
+        return w
+
+    def _keys(self, w: Waiter) -> None:
+        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`)."""
+        cfg = self.config
+        w.plain_key = (-w.cls, -w.offset, w.seq)
+        if cfg.name == "serial":
+            # score(t) = anchor + offset + (t - arrival) / divisor; at any one t the order is that
+            # of anchor + offset - arrival / divisor, which does not change while waiting.
+            aging = w.arrival / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
+            w.key = (-(BAND_ANCHORS[w.cls] + w.offset) + aging, 0.0, w.seq)
+        elif cfg.name == "fcfs":
+            # Dynamo's fcfs: a positive priority is seconds of head start; never a penalty.
+            w.key = (-w.cls, w.arrival - max(0, w.offset), w.seq)
+        elif cfg.name == "wspt":
+            w.key = (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
+        else:
+            w.key = w.plain_key
+
+    def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
+        """The same request again after a failed dispatch, keeping its place in line."""
+        w = Waiter(
+            route=old.route,
+            cls=old.cls,
+            offset=old.offset,
+            arrival=old.arrival,
+            deadline=old.deadline,
+            affinity=None,
+            affinity_key=old.affinity_key,
+            cost=old.cost,
+            owner=old.owner,
+            excluded=old.excluded | {failed_backend},
+            seq=old.seq,
+            tag=old.tag,
+        )
+        w.key, w.plain_key = old.key, old.plain_key
+        return w
+
+    # ----- the synchronous core ---------------------------------------------------------
+
+    def submit(self, w: Waiter) -> Acquired | None:
+        """Admit at once if a usable slot is free and nobody better waits for it; else enqueue."""
+        target = self._pick(w.route, w)
+        if target is not None and not self._contended(target.slot):
+            self._admit(w, target, immediate=True, reordered=False)
+            return w.acquired
+        if w.deadline <= self.clock() and target is None:
+            # A zero budget still made its one attempt above; nothing free means no wait.
+            w.state = EXPIRED
+            self.observer.left(w, EXPIRED)
+            return None
+        self._check_bounds(w)
+        self._enqueue(w)
+        if target is not None:
+            self._dispatch_slot(target.slot)
+        if w.state == WAITING and w.deadline <= self.clock():
+            self._remove(w, EXPIRED)
+        return w.acquired
+
+    def cancel(self, w: Waiter, outcome: str = CANCELLED) -> None:
+        """Take a waiter out of line; a slot it was just given goes back at once."""
+        if w.state == WAITING:
+            self._remove(w, outcome)
+        elif w.state == ADMITTED and w.acquired is not None and not w.acquired.released:
+            # Admitted in the same instant the client left: the slot was never used.
+            w.state = outcome
+            self.observer.left(w, outcome)
+            w.acquired.release()
+
+    def dispatch_pass(self) -> int:
+        """Expire overdue waiters, then place waiting heads in priority order; returns admissions.
+
+        This is the periodic pass (every 250 ms) that picks up capacity and health changes;
+        ordinary admissions happen at once on release or arrival.
+        """
+        now = self.clock()
+        dl = self._deadlines
+        while dl and dl[0][0] <= now:
+            w = heapq.heappop(dl)[-1]
+            if w.state == WAITING:
+                self._remove(w, EXPIRED)
+        admitted = 0
+        heads: list[tuple[tuple[float, float, int], int, _Group]] = []
+        for g in self._groups.values():
+            h = g.head()
+            if h is not None:
+                heads.append((h.key, id(g), g))
+        heapq.heapify(heads)
+        while heads:
+            _, _, g = heapq.heappop(heads)
+            h = g.head()
+            if h is None:
+                continue
+            target = self._pick(g.route, h)
+            if target is None:
+                continue  # this group's backends are all busy; later waiters of it are too
+            self._admit(h, target, immediate=False, reordered=False)
+            admitted += 1
+            nxt = g.head()
+            if nxt is not None:
+                heapq.heappush(heads, (nxt.key, id(g), g))
+        return admitted
+
+    def slot_changed(self, slot: Slot) -> None:
+        """Capacity or health of a backend changed: hand any new room to waiters right away."""
+        self._dispatch_slot(slot)
+        if not slot.usable:
+            # Losing the last primary of a route opens its fallbacks: that is new room too.
+            groups = self._groups_by_slot.get(slot.name, ())
+            fallbacks = {t.slot for g in list(groups) for t in g.route.fallback}
+            for other in fallbacks:
+                self._dispatch_slot(other)
+
+    def reroute(self, resolve: Callable[[Hashable], Route | None]) -> None:
+        """After a topology rebuild, move each waiting group onto its route's new definition."""
+        old_groups = list(self._groups.values())
+        self._groups.clear()
+        self._groups_by_slot.clear()
+        for g in old_groups:
+            route = resolve(g.route.key)
+            waiters = [w for _, w in g.heap if w.state == WAITING]
+            for w in waiters:
+                w.group = None
+            if route is None:
+                for w in waiters:
+                    self._count(w, -1)
+                    w.state = FAILED
+                    self.observer.left(w, FAILED)
+                    if w.on_admit:
+                        w.on_admit(w)
+                if waiters:
+                    self.observer.changed()
+                continue
+            for w in waiters:
+                self._count(w, -1)
+                w.route = route
+                self._enqueue(w, rearm_deadline=False)
+        self.dispatch_pass()
+
+    # ----- views for metrics and the live queue page -------------------------------------
+
+    @property
+    def waiting(self) -> int:
+        return sum(self.depth)
+
+    def oldest_wait(self, cls: int | None = None) -> float:
+        """How long the longest-waiting request (of a class) has waited; for metrics scrapes."""
+        arrivals = [w.arrival for w in self._oldest.values() if cls is None or w.cls == cls]
+        return self.clock() - min(arrivals) if arrivals else 0.0
+
+    def waiters(self) -> list[Waiter]:
+        """Every live waiter in arrival order (for the live view; not used on the hot path)."""
+        return sorted(self._oldest.values(), key=lambda w: w.seq)
+
+    # ----- internals --------------------------------------------------------------------
+
+    def _pick(self, route: Route, w: Waiter) -> Target | None:
+        """Choose a free usable target by the route's strategy."""
+        targets = route.usable_targets(w.excluded)
+        free = [t for t in targets if t.slot.inflight < t.slot.max_inflight]
+        if not free:
+            return None
+        if len(free) == 1:
+            return free[0]
+        strategy = route.strategy
+        if strategy == "prefix_affinity" and w.affinity is not None:
+            for t in free:
+                if t.slot.name == w.affinity:
+                    return t
+        if strategy == "round_robin":
+            route._rr += 1
+            return free[route._rr % len(free)]
+        # least_inflight: lowest load relative to capacity and weight; ties keep topology order.
+        return min(free, key=lambda t: (t.slot.inflight / (t.slot.max_inflight * t.slot.weight)))
+
+    def _contended(self, slot: Slot) -> bool:
+        """Does anyone already wait who could use this backend now? Then a newcomer takes its turn.
+
+        A group is indexed under every slot of its route, fallbacks and retry-excluded ones
+        included; those waiters cannot take the slot, so they must not hold a newcomer back.
+        """
+        groups = self._groups_by_slot.get(slot.name)
+        return groups is not None and any(
+            g.live and _target_on(g.route, slot, g.excluded) is not None for g in groups
+        )
+
+    def _check_bounds(self, w: Waiter) -> None:
+        cap = self.config.max_waiters
+        if cap <= 0:
+            return
+        waiting = self.waiting
+        rate = self._current_rate()
+        if waiting >= cap:
+            retry = waiting / rate if rate > 0 else 1.0
+            w.state = FAILED
+            self.observer.left(w, "rejected")
+            raise QueueFull(f"the queue is full ({waiting} waiting)", max(1.0, retry))
+        ahead = sum(self.depth[c] for c in range(w.cls, 3))
+        budget = w.deadline - w.arrival
+        if rate > 0 and ahead / rate > budget:
+            w.state = FAILED
+            self.observer.left(w, "rejected")
+            raise QueueFull(
+                f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget ({budget:.0f} s)",
+                max(1.0, ahead / rate),
+            )
+
+    def _current_rate(self) -> float:
+        """Admissions from the queue per second over the last 64 (0 when unknown)."""
+        recent = self._recent
+        if len(recent) < 2:
+            return 0.0
+        span = self.clock() - recent[0]
+        return len(recent) / span if span > 0 else 0.0
+
+    def _group_for(self, w: Waiter) -> _Group:
+        gkey = (w.route.key, w.excluded, w.affinity)
+        g = self._groups.get(gkey)
+        if g is None:
+            g = _Group(gkey, w.route, w.excluded, w.affinity)
+            self._groups[gkey] = g
+            for slot in w.route.slots():
+                self._groups_by_slot.setdefault(slot.name, set()).add(g)
+        return g
+
+    def _enqueue(self, w: Waiter, *, rearm_deadline: bool = True) -> None:
+        g = self._group_for(w)
+        w.group = g
+        w.state = WAITING
+        heapq.heappush(g.heap, (w.key, w))
+        self._count(w, +1)
+        if rearm_deadline and w.deadline != float("inf"):
+            heapq.heappush(self._deadlines, (w.deadline, w.seq, id(w), w))
+        self.observer.changed()
+
+    def _count(self, w: Waiter, delta: int) -> None:
+        g = w.group
+        if g is not None:
+            g.live += delta
+            if g.live == 0 and delta < 0:
+                self._drop_group(g)
+        self.depth[w.cls] += delta
+        if delta > 0:
+            self._oldest[w.seq] = w
+        else:
+            self._oldest.pop(w.seq, None)
+
+    def _drop_group(self, g: _Group) -> None:
+        self._groups.pop(g.gkey, None)
+        for slot in g.route.slots():
+            groups = self._groups_by_slot.get(slot.name)
+            if groups is not None:
+                groups.discard(g)
+                if not groups:
+                    del self._groups_by_slot[slot.name]
+
+    def _remove(self, w: Waiter, outcome: str) -> None:
+        self._count(w, -1)
+        w.state = outcome
+        self.observer.left(w, outcome)
+        self.observer.changed()
+        if w.on_admit is not None:
+            w.on_admit(w)
+
+    def _admit(self, w: Waiter, target: Target, *, immediate: bool, reordered: bool) -> None:
+        if w.state == WAITING and w.group is not None:
+            self._count(w, -1)
+        w.state = ADMITTED
+        w.admitted_at = self.clock()
+        target.slot.inflight += 1
+        w.acquired = Acquired(target=target, waiter=w, queue=self)
+        if not immediate:
+            self._recent.append(w.admitted_at)
+        self.observer.admitted(w, immediate=immediate, reordered=reordered)
+        if not immediate:
+            self.observer.changed()
+        if w.on_admit is not None:
+            w.on_admit(w)
+
+    def _on_release(self, slot: Slot) -> None:
+        slot.inflight -= 1
+        self._dispatch_slot(slot)
+
+    def _dispatch_slot(self, slot: Slot) -> None:
+        """Give each free slot on this backend to the best waiter that can use it."""
+        groups = self._groups_by_slot.get(slot.name)
+        if groups is None:
+            return
+        serial = self.config.name == "serial"
+        bonus = self.config.affinity_bonus if serial else 0.0
+        while slot.free:
+            best: Waiter | None = None
+            best_key: tuple[float, float, int] | None = None
+            best_target: Target | None = None
+            plain_best: Waiter | None = None
+            for g in list(groups):
+                h = g.head()
+                if h is None:
+                    continue
+                target = _target_on(g.route, slot, g.excluded)
+                if target is None:
+                    continue
+                key = h.key
+                if bonus and g.affinity == slot.name:
+                    key = (key[0] - bonus, key[1], key[2])
+                if best_key is None or key < best_key:
+                    best, best_key, best_target = h, key, target
+                if plain_best is None or h.plain_key < plain_best.plain_key:
+                    plain_best = h
+            if best is None or best_target is None:
+                return
+            self._admit(best, best_target, immediate=False, reordered=best is not plain_best)
+
+
+def _target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:
+    """The route's target on this backend, if the route may use it right now."""
+    if slot.name in excluded:
+        return None
+    for t in route.usable_targets(excluded):
+        if t.slot is slot:
+            return t
+    return None
+
+
+def _rendezvous(targets: tuple[Target, ...], affinity_key: int) -> str | None:
+    """The cache-warm backend for a prompt prefix: highest-random-weight hashing, stable."""
+    best, best_score = None, -1
+    for t in targets:
+        score = zlib.crc32(t.slot.name.encode(), affinity_key & 0xFFFFFFFF)
+        if score > best_score:
+            best, best_score = t.slot.name, score
+    return best
+
+
+# ----- the async layer --------------------------------------------------------------------
+
+
+async def route_or_wait(
+    queue: AdmissionQueue, w: Waiter, *, gone: asyncio.Future[object] | None = None
+) -> Acquired:
+    """Wait for a slot until admitted, the deadline passes, or `gone` resolves (client left).
+
+    Holds no slot while waiting; whatever the exit, a slot assigned in the meantime is released.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Waiter] = loop.create_future()
+
+    def wake(waiter: Waiter) -> None:
+        if not done.done():
+            done.set_result(waiter)
+
+    w.on_admit = wake
+    acquired = queue.submit(w)
+    if acquired is not None:
+        w.on_admit = None
+        return acquired
+    if w.state == EXPIRED:
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == FAILED:
+        raise RouteGone("the model is no longer served")
+    timeout = max(0.0, w.deadline - queue.clock())
+    waits: set[asyncio.Future[object]] = {done}  # type: ignore[arg-type]
+    if gone is not None:
+        waits.add(gone)
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        queue.cancel(w, CANCELLED)
+        raise
+    finally:
+        w.on_admit = None
+    if w.state == ADMITTED and w.acquired is not None:
+        if gone is not None and gone.done():
+            queue.cancel(w, CANCELLED)
+            raise QueueCancelled("the client went away")
+        return w.acquired
+    if w.state == WAITING:
+        if gone is not None and gone.done():
+            queue.cancel(w, CANCELLED)
+            raise QueueCancelled("the client went away")
+        queue.cancel(w, EXPIRED)
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == EXPIRED:
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == FAILED:
+        raise RouteGone("the model is no longer served")
+    raise QueueCancelled("the request was cancelled")

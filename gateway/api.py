@@ -1,0 +1,156 @@
+"""Admin API of the data plane: backends, pools and the live queue (administrators only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiTypes, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.api_auth import IsGatewayAdmin
+from accounts.api_errors import ApiError
+from gateway import topology
+from gateway.models import Backend, Pool
+from gateway.runtime import runtimes
+
+
+def _raise(err: topology.TopologyError) -> None:
+    raise ApiError(err.status, err.code, err.message, err.param) from None
+
+
+def _live_state() -> dict[str, dict[str, Any]]:
+    """In-flight counts and health from the running gateway (empty when none runs here)."""
+    state: dict[str, dict[str, Any]] = {}
+    for rt in runtimes():
+        for name, slot in rt.slots.items():
+            entry = state.setdefault(name, {"inflight": 0, "healthy": True})
+            entry["inflight"] += slot.inflight
+            entry["healthy"] = entry["healthy"] and slot.healthy
+    return state
+
+
+def _backends() -> list[Backend]:
+    return list(Backend.objects.prefetch_related("pools"))
+
+
+class AdminBackendsApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every backend, with live state")
+    def get(self, request: Request) -> Response:
+        live = _live_state()
+        return Response({"backends": [topology.backend_out(b, live) for b in _backends()]})
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses=OpenApiTypes.OBJECT,
+        summary="Create or update a backend by name (the complete editor) and apply it",
+    )
+    def put(self, request: Request) -> Response:
+        try:
+            backend = topology.backend_save(data=request.data)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(topology.backend_out(backend, _live_state()))
+
+
+class AdminBackendItemApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(responses={204: None}, summary="Delete a backend and apply the change")
+    def delete(self, request: Request, name: str) -> Response:
+        try:
+            topology.backend_delete(name=name)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(status=204)
+
+
+class AdminBackendDetectApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Run detection now")
+    def post(self, request: Request, name: str) -> Response:
+        from asgiref.sync import async_to_sync
+
+        backend = Backend.objects.filter(name=name).first()
+        if backend is None:
+            raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
+        for rt in runtimes():
+            if rt.loop is not None:
+                import asyncio
+
+                fut = asyncio.run_coroutine_threadsafe(rt.detect_all([name]), rt.loop)
+                fut.result(timeout=15)
+                break
+        else:
+            async_to_sync(_detect_once)(name)
+        backend.refresh_from_db()
+        return Response(topology.backend_out(backend, _live_state()))
+
+
+async def _detect_once(name: str) -> None:
+    """Detection without a running gateway (management use): probe and store."""
+    import time
+
+    import httpx
+    from asgiref.sync import sync_to_async
+
+    from gateway.detect import detect_engine, probe_models
+
+    backend = await Backend.objects.aget(name=name)
+    from gateway.crypto import decrypt
+
+    key = decrypt(backend.api_key_encrypted)
+    async with httpx.AsyncClient() as client:
+        profile = await detect_engine(client, backend.base_url, key, now=time.time())
+        models = await probe_models(client, backend.base_url, key)
+    await sync_to_async(topology.save_discovery)(name, profile.to_json(), models)
+
+
+class AdminPoolsApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every pool")
+    def get(self, request: Request) -> Response:
+        pools = Pool.objects.select_related("fallback").prefetch_related("backends")
+        return Response({"pools": [topology.pool_out(p) for p in pools]})
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses=OpenApiTypes.OBJECT,
+        summary="Create or update a pool by name and apply it",
+    )
+    def put(self, request: Request) -> Response:
+        from accounts.models import GatewayGroup
+
+        known = set(GatewayGroup.objects.values_list("name", flat=True))
+        try:
+            pool = topology.pool_save(data=request.data, known_groups=known)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(topology.pool_out(pool))
+
+
+class AdminPoolItemApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(responses={204: None}, summary="Delete a pool and apply the change")
+    def delete(self, request: Request, name: str) -> Response:
+        try:
+            topology.pool_delete(name=name)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(status=204)
+
+
+class AdminQueueApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The live admission queue")
+    def get(self, request: Request) -> Response:
+        from gateway.live import queue_state
+
+        return Response(queue_state())

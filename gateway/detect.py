@@ -1,0 +1,154 @@
+"""Backend identification: probe an engine's public endpoints and report an EngineProfile."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Final
+
+import httpx
+
+from gateway.mapping import EngineProfile
+
+# Detection runs when an administrator saves a backend or the registry starts; a dead or
+# black-holed host must not stall that for long, and the probes run concurrently.
+PROBE_TIMEOUT: Final = httpx.Timeout(3.0)
+
+# Keys of SGLang's server-info report (its ServerArgs); any one of them marks the answer as
+# SGLang's rather than some other server's /server_info.
+_SGLANG_KEYS: Final = frozenset(
+    {
+        "enable_priority_scheduling",
+        "schedule_policy",
+        "schedule_low_priority_values_first",
+        "model_path",
+        "tp_size",
+        "mem_fraction_static",
+        "chunked_prefill_size",
+    }
+)
+
+
+def engine_root(base_url: str) -> str:
+    """The engine's root URL: the OpenAI base ("http://h:p/v1") without its trailing "/v1"."""
+    root = base_url.rstrip("/")
+    if root.endswith("/v1"):
+        root = root[: -len("/v1")]
+    return root
+
+
+def _models_url(base_url: str) -> str:
+    return base_url.rstrip("/") + "/models"
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+async def _get_json(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str], timeout: httpx.Timeout
+) -> Any:
+    """The decoded JSON of a 2xx answer, or None for any failure whatsoever."""
+    try:
+        response = await client.get(url, headers=headers, timeout=timeout)
+        if not response.is_success:
+            return None
+        return response.json()
+    # A probe's only job is to tell us what answers; refused connections, timeouts, TLS errors,
+    # malformed URLs and non-JSON bodies all mean "this endpoint says nothing".
+    except Exception:
+        return None
+
+
+async def _server_info(
+    client: httpx.AsyncClient, root: str, headers: dict[str, str]
+) -> dict[str, Any] | None:
+    # Newer SGLang serves /server_info; older releases only /get_server_info.
+    for path in ("/server_info", "/get_server_info"):
+        data = await _get_json(client, root + path, headers, PROBE_TIMEOUT)
+        if isinstance(data, dict) and not _SGLANG_KEYS.isdisjoint(data):
+            return data
+    return None
+
+
+def _model_entries(data: object) -> list[dict[str, Any]] | None:
+    """The entries of an OpenAI models list, or None when the answer is not one."""
+    if not isinstance(data, dict):
+        return None
+    entries = data.get("data")
+    if not isinstance(entries, list):
+        return None
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def _opt_bool(value: object) -> bool | None:
+    # Only a real boolean is a report; anything else keeps auto forwarding off.
+    return value if isinstance(value, bool) else None
+
+
+def _opt_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _version_of(data: object, key: str = "version") -> str | None:
+    return _opt_str(data.get(key)) if isinstance(data, dict) else None
+
+
+async def detect_engine(
+    client: httpx.AsyncClient, base_url: str, api_key: str | None, *, now: float
+) -> EngineProfile:
+    """Identify the engine behind `base_url`; scheduling fields stay None unless reported."""
+    root = engine_root(base_url)
+    headers = _headers(api_key)
+    server_info, models, vllm_version, props, ollama_version = await asyncio.gather(
+        _server_info(client, root, headers),
+        _get_json(client, _models_url(base_url), headers, PROBE_TIMEOUT),
+        _get_json(client, f"{root}/version", headers, PROBE_TIMEOUT),
+        _get_json(client, f"{root}/props", headers, PROBE_TIMEOUT),
+        _get_json(client, f"{root}/api/version", headers, PROBE_TIMEOUT),
+    )
+    entries = _model_entries(models)
+    owners = {entry.get("owned_by") for entry in entries or ()}
+
+    if server_info is not None:
+        return EngineProfile(
+            kind="sglang",
+            version=_version_of(server_info),
+            priority_scheduling=_opt_bool(server_info.get("enable_priority_scheduling")),
+            schedule_policy=_opt_str(server_info.get("schedule_policy")),
+            low_values_first=_opt_bool(server_info.get("schedule_low_priority_values_first")),
+            detected_at=now,
+        )
+    if "sglang" in owners:
+        # SGLang without a readable server-info report: known software, unknown scheduling.
+        return EngineProfile(kind="sglang", detected_at=now)
+    # vLLM's scheduling policy is not reported anywhere, so it never proves priority scheduling.
+    if "vllm" in owners:
+        return EngineProfile(kind="vllm", version=_version_of(vllm_version), detected_at=now)
+    if (isinstance(props, dict) and "default_generation_settings" in props) or (
+        "llamacpp" in owners
+    ):
+        return EngineProfile(
+            kind="llamacpp", version=_version_of(props, "build_info"), detected_at=now
+        )
+    if _version_of(ollama_version) is not None or "ollama" in owners:
+        return EngineProfile(kind="ollama", version=_version_of(ollama_version), detected_at=now)
+    if entries is not None:
+        return EngineProfile(kind="generic", detected_at=now)
+    return EngineProfile(kind="unknown", detected_at=now)
+
+
+async def probe_models(client: httpx.AsyncClient, base_url: str, api_key: str | None) -> list[str]:
+    """Model ids served at `{base_url}/models`, in order; [] when unreachable or malformed.
+
+    An empty list cannot tell "down" from "serves nothing", so a caller refreshing a known
+    backend should keep its previous list on [].
+    """
+    data = await _get_json(client, _models_url(base_url), _headers(api_key), PROBE_TIMEOUT)
+    ids: list[str] = []
+    seen: set[str] = set()
+    for entry in _model_entries(data) or ():
+        model_id = entry.get("id")
+        if isinstance(model_id, str) and model_id and model_id not in seen:
+            seen.add(model_id)
+            ids.append(model_id)
+    return ids

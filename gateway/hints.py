@@ -1,0 +1,138 @@
+"""Per-request priority hints: headers and body fields that may only lower the caller's class.
+
+Accepted: `X-AIplane-Priority: low|medium|high`; llama-swap's `X-LlamaSwap-Priority` (a signed
+integer or interactive/normal/batch); Dynamo's `x-dynamo-request-priority` and
+`x-dynamo-request-strict-priority` headers and `nvext.agent_hints.priority` / `strict_priority` in
+the body (a header overrides the matching body field). A number maps to a band (>= 50 high,
+<= -50 low, else medium) plus an in-band offset; the request runs at min(class, band).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gateway.admission import BAND_ANCHORS, HIGH, LOW, MEDIUM
+from gateway.errors import BadHint
+
+NAMED = {"low": LOW, "medium": MEDIUM, "high": HIGH}
+LLAMASWAP_ALIASES = {"interactive": 100, "normal": 0, "batch": -100}
+HINT_HEADERS = (
+    b"x-aiplane-priority",
+    b"x-llamaswap-priority",
+    b"x-dynamo-request-priority",
+    b"x-dynamo-request-strict-priority",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What the caller asked for: a band and an offset inside it, and where it came from."""
+
+    band: int
+    offset: int
+    source: str
+    raw: str
+
+    def describe(self) -> str:
+        return f"{self.source}={self.raw}"
+
+
+def band_of(value: int) -> tuple[int, int]:
+    """A signed priority number as (band, offset): anchors 100 apart, offset bounded to +-49."""
+    if value >= 50:
+        band = HIGH
+    elif value <= -50:
+        band = LOW
+    else:
+        band = MEDIUM
+    offset = max(-49, min(49, value - BAND_ANCHORS[band]))
+    return band, offset
+
+
+def _int(raw: object, source: str) -> int:
+    if isinstance(raw, bool):
+        raise BadHint(f"{source} must be an integer, not {raw!r}.", param=source)
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        try:
+            return int(text, 10)
+        except ValueError:
+            pass
+    raise BadHint(f"{source} must be an integer, not {raw!r}.", param=source)
+
+
+def _strict_band(value: int) -> int:
+    """Dynamo's strict tier relative to its default 0: above runs first, below runs last."""
+    return HIGH if value > 0 else LOW if value < 0 else MEDIUM
+
+
+def parse_hints(headers: dict[bytes, bytes], body: dict) -> Hint | None:
+    """Every hint the request carries, combined to the lowest one; a malformed hint is a 400."""
+    found: list[Hint] = []
+    raw = headers.get(b"x-aiplane-priority")
+    if raw is not None:
+        text = raw.decode("latin-1").strip().lower()
+        if text not in NAMED:
+            raise BadHint(
+                "X-AIplane-Priority must be low, medium or high.", param="X-AIplane-Priority"
+            )
+        found.append(Hint(NAMED[text], 0, "x-aiplane-priority", text))
+    raw = headers.get(b"x-llamaswap-priority")
+    if raw is not None:
+        text = raw.decode("latin-1").strip().lower()
+        value = LLAMASWAP_ALIASES.get(text)
+        if value is None:
+            value = _int(text, "X-LlamaSwap-Priority")
+        found.append(Hint(*band_of(value), "x-llamaswap-priority", text))
+
+    agent = _agent_hints(body)
+    dyn_priority: object = agent.get("priority") if agent else None
+    dyn_source = "nvext.agent_hints.priority"
+    raw = headers.get(b"x-dynamo-request-priority")
+    if raw is not None:
+        dyn_priority, dyn_source = raw.decode("latin-1"), "x-dynamo-request-priority"
+    if dyn_priority is not None:
+        value = _int(dyn_priority, dyn_source)
+        found.append(Hint(*band_of(value), dyn_source, str(value)))
+    dyn_strict: object = agent.get("strict_priority") if agent else None
+    strict_source = "nvext.agent_hints.strict_priority"
+    raw = headers.get(b"x-dynamo-request-strict-priority")
+    if raw is not None:
+        dyn_strict, strict_source = raw.decode("latin-1"), "x-dynamo-request-strict-priority"
+    if dyn_strict is not None:
+        value = _int(dyn_strict, strict_source)
+        found.append(Hint(_strict_band(value), 0, strict_source, str(value)))
+    if not found:
+        return None
+    return min(found, key=lambda h: (h.band, h.offset))
+
+
+def _agent_hints(body: dict) -> dict | None:
+    nvext = body.get("nvext")
+    if nvext is None:
+        return None
+    if not isinstance(nvext, dict):
+        raise BadHint("nvext must be an object.", param="nvext")
+    hints = nvext.get("agent_hints")
+    if hints is None:
+        return None
+    if not isinstance(hints, dict):
+        raise BadHint("nvext.agent_hints must be an object.", param="nvext.agent_hints")
+    return hints
+
+
+def apply_hint(cls: int, hint: Hint | None) -> tuple[int, int]:
+    """The class and in-band offset a request runs at: a hint can lower it, never raise it.
+
+    In the caller's own band only a negative offset counts: a positive one would put it ahead of
+    its peers, which is raising it. In a lower band any offset is still below what it may use.
+    """
+    if hint is None:
+        return cls, 0
+    if hint.band > cls:
+        return cls, 0
+    if hint.band < cls:
+        return hint.band, hint.offset
+    return cls, min(0, hint.offset)

@@ -1,0 +1,54 @@
+"""The live queue view: per-backend in-flight and capacity, waiters per class with their age."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.admission import CLASS_NAMES
+from gateway.runtime import runtimes
+
+
+def queue_state() -> dict[str, Any]:
+    """A JSON-ready picture of every running gateway's queue (read from a Django thread).
+
+    The queue is only mutated on the event loop; copying lists here may see a half-applied
+    step, which is harmless for a display refreshed every second.
+    """
+    backends: dict[str, dict[str, Any]] = {}
+    waiters: list[dict[str, Any]] = []
+    depth = {name: 0 for name in CLASS_NAMES}
+    priority_enabled = False
+    for rt in runtimes():
+        priority_enabled = priority_enabled or rt.settings.priority_enabled
+        now = rt.queue.clock()
+        for name, slot in list(rt.slots.items()):
+            if slot.removed:
+                continue
+            entry = backends.setdefault(
+                name, {"name": name, "inflight": 0, "max_inflight": 0, "healthy": True,
+                       "enabled": slot.enabled},
+            )
+            entry["inflight"] += slot.inflight
+            entry["max_inflight"] += slot.max_inflight
+            entry["healthy"] = entry["healthy"] and slot.healthy
+        for i, count in enumerate(rt.queue.depth):
+            depth[CLASS_NAMES[i]] += count
+        for w in rt.queue.waiters()[:500]:
+            tag = w.tag
+            waiters.append(
+                {
+                    "id": w.seq,
+                    "class": CLASS_NAMES[w.cls],
+                    "offset": w.offset,
+                    "age_secs": round(now - w.arrival, 3),
+                    "model": getattr(tag, "model", ""),
+                    "user": getattr(tag, "username", ""),
+                    "token": getattr(tag, "token_name", None),
+                }
+            )
+    return {
+        "priority_enabled": priority_enabled,
+        "backends": sorted(backends.values(), key=lambda b: b["name"]),
+        "depth": depth,
+        "waiters": waiters,
+    }

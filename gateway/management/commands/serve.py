@@ -1,0 +1,109 @@
+"""Serve the gateway, the UI and websockets; optionally with the simulated engine as a demo."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from gateway.sim import SimConfig, SimServer
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is not "taken"
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+class Command(BaseCommand):
+    help = "Serve aiplane (uvicorn by default, or daphne), with an optional demo engine."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--server", choices=("uvicorn", "daphne"), default="uvicorn")
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="start the simulated engine and register it as backend 'sim' on first run",
+        )
+        parser.add_argument("--sim-port", type=int, default=8100)
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        host, port = opts["host"], opts["port"]
+        sim = None
+        if opts["demo"]:
+            sim = self._start_demo(host, port, opts["sim_port"])
+        self.stdout.write(
+            f"aiplane on http://{host}:{port}/  (OpenAI base URL http://{host}:{port}/v1, "
+            f"server {opts['server']})"
+        )
+        try:
+            if opts["server"] == "daphne":
+                from daphne.cli import CommandLineInterface
+
+                CommandLineInterface().run(["-b", host, "-p", str(port), "aiplane.asgi:application"])
+            else:
+                import uvicorn
+
+                from aiplane.asgi import application
+                from gateway.serving import uvicorn_config
+
+                config = uvicorn_config(application, host, port, fast=True)
+                config.log_level = "info"
+                uvicorn.Server(config).run()
+        finally:
+            if sim is not None:
+                sim.stop()
+
+    def _demo_token(self, host: str, port: int) -> None:
+        """On the first demo run, give the first administrator a token and show a request."""
+        from django.contrib.auth import get_user_model
+
+        from accounts.services import token_create
+
+        admin = get_user_model().objects.filter(is_active=True).order_by("pk").first()
+        if admin is None:
+            return
+        _, plaintext = token_create(owner=admin, name="demo")
+        self.stdout.write(
+            f"a demo token for '{admin.get_username()}' (shown once): {plaintext}\n"
+            f"try: curl -s http://{host}:{port}/v1/chat/completions -H 'Authorization: Bearer "
+            f"{plaintext}' -H 'Content-Type: application/json' "
+            "-d '{\"model\":\"sim-small\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'"
+        )
+
+    def _start_demo(self, host: str, port: int, sim_port: int) -> SimServer:
+        from gateway import topology
+        from gateway.models import Backend
+
+        if not _port_free(host, sim_port):
+            raise CommandError(f"port {sim_port} is taken; pass --sim-port")
+        sim = SimServer(
+            SimConfig(slots=2, tokens=48, token_delay=0.04, server_info="sglang"),
+            host=host,
+            port=sim_port,
+        )
+        sim.start()
+        url = f"http://{host}:{sim_port}/v1"
+        if not Backend.objects.exists():
+            topology.backend_save(
+                data={"name": "sim", "base_url": url, "max_inflight": 2, "priority": {"mode": "auto"}}
+            )
+            topology.pool_save(data={"name": "chat", "kind": "chat", "backends": ["sim"]},
+                               known_groups=set())
+            topology.pool_save(
+                data={"name": "embeddings", "kind": "embedding", "backends": ["sim"]},
+                known_groups=set(),
+            )
+            self.stdout.write(f"registered the simulated engine at {url} as backend 'sim'")
+            self._demo_token(host, port)
+        elif Backend.objects.filter(name="sim").exists():
+            Backend.objects.filter(name="sim").update(base_url=url)
+        self.stdout.write(f"simulated engine on {url} (models sim-small, sim-large)")
+        return sim

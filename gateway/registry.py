@@ -1,0 +1,197 @@
+"""The upstream registry: an in-memory snapshot of backends and pools, and the routes they make.
+
+Built from the database at start-up and whenever an administrator applies a change; the
+request path only ever reads the current snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field, replace
+
+from gateway.admission import Route, Slot, Target
+from gateway.errors import Forbidden, ModelNotFound
+from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
+
+# Which pool kind serves which /v1 endpoint.
+KIND_OF_PATH = {
+    "/v1/chat/completions": "chat",
+    "/v1/completions": "chat",
+    "/v1/embeddings": "embedding",
+}
+
+
+@dataclass(slots=True)
+class BackendSpec:
+    """One backend as configured (plain data, so it can cross from a Django thread to the loop)."""
+
+    id: int
+    name: str
+    base_url: str
+    api_key: str = ""
+    max_inflight: int = 16
+    weight: int = 1
+    enabled: bool = True
+    health_path: str = "/health"
+    served_models: list[str] = field(default_factory=list)
+    discovered_models: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+    priority_mode: PriorityMode = field(default_factory=lambda: PriorityMode("auto"))
+    profile: EngineProfile | None = None
+
+
+@dataclass(slots=True)
+class PoolSpec:
+    name: str
+    kind: str = "chat"
+    strategy: str = "least_inflight"
+    allowed_groups: frozenset[str] = frozenset()
+    fallback: str | None = None
+    backends: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Topology:
+    backends: list[BackendSpec]
+    pools: list[PoolSpec]
+
+
+@dataclass(slots=True)
+class Upstream:
+    """A backend as the request path uses it: its slot, URLs, key header and priority mapping."""
+
+    spec: BackendSpec
+    slot: Slot
+    mapping: Mapping | None
+    models: tuple[str, ...]
+    headers: dict[str, str]
+    root: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def url(self, path: str) -> str:
+        """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1."""
+        return self.spec.base_url + path[3:]
+
+
+def _root_of(base_url: str) -> str:
+    return base_url[:-3] if base_url.endswith("/v1") else base_url
+
+
+class Snapshot:
+    """One immutable view of the topology, with routes cached per (kind, model, access)."""
+
+    def __init__(self, topology: Topology, slots: dict[str, Slot]) -> None:
+        self.upstreams: dict[str, Upstream] = {}
+        for b in topology.backends:
+            base = b.base_url.rstrip("/")
+            spec = replace(b, base_url=base)
+            slot = slots.get(b.name)
+            if slot is None:
+                slot = slots[b.name] = Slot(b.name)
+            slot.max_inflight = max(1, b.max_inflight)
+            slot.weight = max(1, b.weight)
+            slot.enabled = b.enabled
+            slot.removed = False
+            served = b.served_models or b.discovered_models
+            headers = {"content-type": "application/json"}
+            if b.api_key:
+                headers["authorization"] = f"Bearer {b.api_key}"
+            self.upstreams[b.name] = Upstream(
+                spec=spec,
+                slot=slot,
+                mapping=resolve_mapping(b.priority_mode, b.profile),
+                models=tuple(served),
+                headers=headers,
+                root=_root_of(base),
+            )
+        for name, slot in slots.items():
+            if name not in self.upstreams:
+                slot.removed = True  # requests still running on it release normally
+        self.pools = {p.name: p for p in topology.pools}
+        # (kind, name a caller uses) -> [(pool, upstream, id the backend knows)]
+        self.index: dict[tuple[str, str], list[tuple[PoolSpec, Upstream, str]]] = {}
+        for pool in topology.pools:
+            for bname in pool.backends:
+                up = self.upstreams.get(bname)
+                if up is None:
+                    continue
+                for model in up.models:
+                    self.index.setdefault((pool.kind, model), []).append((pool, up, model))
+                for alias, target in up.spec.aliases.items():
+                    if target in up.models:
+                        self.index.setdefault((pool.kind, alias), []).append((pool, up, target))
+        self._routes: dict[Hashable, Route] = {}
+        self._by_access: dict[tuple[str, str, frozenset[str]], Route] = {}
+
+    def resolve(self, kind: str, model: str, groups: frozenset[str]) -> Route:
+        """The route for this caller and model: 404 when nobody serves it, 403 when not for them."""
+        cache_key = (kind, model, groups)
+        route = self._by_access.get(cache_key)
+        if route is not None:
+            return route
+        entries = self.index.get((kind, model))
+        if not entries:
+            raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
+        pools = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
+        if not pools:
+            raise Forbidden(f"You are not allowed to use the model '{model}'.", param="model")
+        route = self.route_for_key(("route", kind, model, pools, _fallbacks(self, pools, groups)))
+        if route is None:  # pragma: no cover - the entries above guarantee a route
+            raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
+        self._by_access[cache_key] = route
+        return route
+
+    def route_for_key(self, key: Hashable) -> Route | None:
+        """Rebuild a route from its key (also used to move waiters onto a new snapshot)."""
+        route = self._routes.get(key)
+        if route is not None:
+            return route
+        _, kind, model, pools, fallback_pools = key  # type: ignore[misc]
+        entries = self.index.get((kind, model), [])
+        primary = _targets(e for e in entries if e[0].name in pools)
+        if not primary:
+            return None
+        fallback = _targets(e for e in entries if e[0].name in fallback_pools)
+        first_pool = next(e[0] for e in entries if e[0].name in pools)
+        route = Route(key=key, primary=primary, fallback=fallback, strategy=first_pool.strategy)
+        self._routes[key] = route
+        return route
+
+    def models_for(self, groups: frozenset[str], allowlist: frozenset[str] | None) -> list[str]:
+        """Every model name this caller may use, for /v1/models."""
+        names = {
+            model
+            for (_, model), entries in self.index.items()
+            if any(_allowed(p, groups) for p, _, _ in entries)
+        }
+        if allowlist is not None:
+            names &= allowlist
+        return sorted(names)
+
+
+def _allowed(pool: PoolSpec, groups: frozenset[str]) -> bool:
+    return not pool.allowed_groups or bool(pool.allowed_groups & groups)
+
+
+def _fallbacks(snap: Snapshot, pools: frozenset[str], groups: frozenset[str]) -> frozenset[str]:
+    """Offline fallback pools of the caller's pools, if the caller may use them too."""
+    out = set()
+    for name in pools:
+        fb = snap.pools[name].fallback
+        if fb and fb in snap.pools and fb not in pools and _allowed(snap.pools[fb], groups):
+            out.add(fb)
+    return frozenset(out)
+
+
+def _targets(entries: Iterable[tuple[PoolSpec, Upstream, str]]) -> tuple[Target, ...]:
+    seen: set[str] = set()
+    out = []
+    for pool, up, model in entries:
+        if up.name in seen:
+            continue
+        seen.add(up.name)
+        out.append(Target(slot=up.slot, model=model, pool=pool.name))
+    return tuple(out)

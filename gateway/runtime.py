@@ -1,0 +1,279 @@
+"""The gateway's process state: registry snapshot, admission queue, settings, background loops.
+
+One `Runtime` lives on the server's event loop. Django views (running in worker threads) reach it
+through `runtimes()` and the `*_threadsafe` methods, which hand plain data over to the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import weakref
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import httpx
+
+from gateway.admission import AdmissionQueue, SchedulerConfig, Slot
+from gateway.detect import detect_engine, probe_models
+from gateway.health import HealthTracker, probe_health
+from gateway.registry import Snapshot, Topology
+
+log = logging.getLogger("aiplane.gateway")
+
+DISPATCH_INTERVAL = 0.25  # the priority-ordered pass that picks up capacity and health changes
+HEALTH_INTERVAL = 5.0
+DETECT_INTERVAL = 60.0
+USAGE_FLUSH_INTERVAL = 5.0
+
+_live: weakref.WeakSet[Runtime] = weakref.WeakSet()
+
+
+def runtimes() -> list[Runtime]:
+    """Every started runtime in this process (one in production; tests may run several)."""
+    return [rt for rt in _live if rt.started]
+
+
+@dataclass(slots=True)
+class GatewaySettings:
+    """The catalog values the request path reads, copied once per change rather than per request."""
+
+    priority_enabled: bool = False
+    priority_default: str = "medium"
+    upstream_wait_secs: float = 120.0
+    scheduler: str = "strict"
+    aging_divisor: float = 60.0
+    affinity_bonus: float = 10.0
+    max_waiters: int = 0
+
+    @classmethod
+    def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
+        return cls(
+            priority_enabled=bool(values["gateway.priority_enabled"]),
+            priority_default=str(values["gateway.priority_default"]),
+            upstream_wait_secs=float(values["gateway.upstream_wait_secs"]),
+            scheduler=str(values["gateway.scheduler"]),
+            aging_divisor=float(values["gateway.aging_divisor_secs"]),
+            affinity_bonus=float(values["gateway.affinity_bonus"]),
+            max_waiters=int(values["gateway.max_waiters"]),
+        )
+
+
+class Runtime:
+    """Registry-owned queue and snapshot of one gateway process."""
+
+    def __init__(
+        self,
+        *,
+        load_topology: Callable[[], Topology],
+        load_settings: Callable[[], dict[str, Any]],
+        save_discovery: Callable[[str, dict[str, Any], list[str]], None] | None = None,
+        on_tick: Callable[[], None] | None = None,
+        jobs: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
+        background: bool = True,
+    ) -> None:
+        self._load_topology = load_topology
+        self._load_settings = load_settings
+        self._save_discovery = save_discovery
+        self._on_tick = on_tick
+        self.background = background
+        self.jobs = list(jobs or [])
+        self.slots: dict[str, Slot] = {}
+        self.queue = AdmissionQueue()
+        self.snapshot = Snapshot(Topology([], []), self.slots)
+        self.settings = GatewaySettings()
+        self.health = HealthTracker()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.session: aiohttp.ClientSession | None = None
+        self.probe_client: httpx.AsyncClient | None = None
+        self.started = False
+        self._starting: asyncio.Future[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.started_at = time.time()
+
+    # ----- lifecycle -----------------------------------------------------------------------
+
+    async def ensure_started(self) -> None:
+        if self.started:
+            return
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
+        await asyncio.shield(self._starting)
+
+    async def _start(self) -> None:
+        from asgiref.sync import sync_to_async
+
+        self.loop = asyncio.get_running_loop()
+        # A fresh thread, not Django's thread-sensitive one: a view may be waiting on us there.
+        values = await sync_to_async(self._load_settings, thread_sensitive=False)()
+        self.apply_settings(values)
+        topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+        self.install(topology)
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=600),
+            auto_decompress=False,
+            skip_auto_headers=("User-Agent", "Accept-Encoding"),
+        )
+        self.probe_client = httpx.AsyncClient(timeout=httpx.Timeout(5.0))
+        self.started = True
+        _live.add(self)
+        self._spawn(self._dispatch_loop())
+        for job in self.jobs:
+            self._spawn(job())
+        if self.background:
+            self._spawn(self._health_loop())
+            self._spawn(self._detect_loop())
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        self._tasks.append(asyncio.ensure_future(coro))
+
+    async def stop(self) -> None:
+        self.started = False
+        _live.discard(self)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        if self.session is not None:
+            await self.session.close()
+        if self.probe_client is not None:
+            await self.probe_client.aclose()
+
+    # ----- applying changes ----------------------------------------------------------------
+
+    def install(self, topology: Topology) -> None:
+        """Swap in a new snapshot; waiting requests move to the new routes at once."""
+        self.snapshot = Snapshot(topology, self.slots)
+        for name, slot in self.slots.items():
+            slot.healthy = self.health.is_healthy(name)
+        self.queue.reroute(self.snapshot.route_for_key)
+
+    def apply_settings(self, values: dict[str, Any]) -> None:
+        s = GatewaySettings.from_catalog(values)
+        self.settings = s
+        cfg = self.queue.config
+        cfg.prioritize = s.priority_enabled
+        cfg.name = s.scheduler
+        cfg.aging_divisor = s.aging_divisor
+        cfg.affinity_bonus = s.affinity_bonus
+        cfg.max_waiters = s.max_waiters
+
+    def _call_threadsafe(self, fn: Callable[[], None], wait: float) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            if asyncio.get_running_loop() is loop:
+                fn()
+                return
+        except RuntimeError:
+            pass  # not on any loop: the usual case, a Django worker thread
+        done = asyncio.run_coroutine_threadsafe(_call(fn), loop)
+        with contextlib.suppress(Exception):
+            done.result(timeout=wait)
+
+    def install_threadsafe(self, topology: Topology, wait: float = 5.0) -> None:
+        """From a Django thread: install the topology on the loop and wait until it is live."""
+        self._call_threadsafe(lambda: self.install(topology), wait)
+
+    def apply_settings_threadsafe(self, values: dict[str, Any], wait: float = 5.0) -> None:
+        self._call_threadsafe(lambda: self.apply_settings(values), wait)
+
+    def set_health(self, name: str, healthy: bool) -> None:
+        slot = self.slots.get(name)
+        if slot is None or slot.healthy == healthy:
+            return
+        slot.healthy = healthy
+        log.warning("backend %s is now %s", name, "healthy" if healthy else "unhealthy")
+        if healthy:
+            self.queue.slot_changed(slot)
+
+    # ----- background loops ----------------------------------------------------------------
+
+    async def _dispatch_loop(self) -> None:
+        while True:
+            await asyncio.sleep(DISPATCH_INTERVAL)
+            try:
+                self.queue.dispatch_pass()
+                if self._on_tick is not None:
+                    self._on_tick()
+            except Exception:
+                log.exception("dispatch pass failed")
+
+    async def _health_loop(self) -> None:
+        while True:
+            try:
+                await self.probe_all_health()
+            except Exception:
+                log.exception("health probes failed")
+            await asyncio.sleep(HEALTH_INTERVAL)
+
+    async def probe_all_health(self) -> None:
+        client = self.probe_client
+        if client is None:
+            return
+        ups = list(self.snapshot.upstreams.values())
+        results = await asyncio.gather(
+            *(probe_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path) for u in ups)
+        )
+        for up, ok in zip(ups, results, strict=True):
+            if self.health.record(up.name, ok):
+                self.set_health(up.name, self.health.is_healthy(up.name))
+
+    async def _detect_loop(self) -> None:
+        while True:
+            try:
+                await self.detect_all()
+            except Exception:
+                log.exception("engine detection failed")
+            await asyncio.sleep(DETECT_INTERVAL)
+
+    async def detect_all(self, names: list[str] | None = None) -> None:
+        """Identify each engine and list its models; store what changed, then rebuild."""
+        client = self.probe_client
+        if client is None or self._save_discovery is None:
+            return
+        from asgiref.sync import sync_to_async
+
+        ups = [u for u in self.snapshot.upstreams.values() if names is None or u.name in names]
+        now = time.time()
+        profiles = await asyncio.gather(
+            *(detect_engine(client, u.spec.base_url, u.spec.api_key, now=now) for u in ups)
+        )
+        models = await asyncio.gather(
+            *(probe_models(client, u.spec.base_url, u.spec.api_key) for u in ups)
+        )
+        changed = False
+        for up, profile, found in zip(ups, profiles, models, strict=True):
+            old = up.spec.profile
+            if not found:
+                found = list(up.spec.discovered_models)  # unreachable: keep what we knew
+            if profile.kind == "unknown" and old is not None:
+                profile = old  # a backend that is down keeps its last identification
+            same_profile = old is not None and _same_profile(old.to_json(), profile.to_json())
+            if same_profile and found == up.spec.discovered_models:
+                continue
+            await sync_to_async(self._save_discovery, thread_sensitive=False)(
+                up.name, profile.to_json(), found
+            )
+            changed = True
+        if changed:
+            topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+            self.install(topology)
+
+
+def _same_profile(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    a = {k: v for k, v in a.items() if k != "detected_at"}
+    b = {k: v for k, v in b.items() if k != "detected_at"}
+    return a == b
+
+
+async def _call(fn: Callable[[], None]) -> None:
+    fn()

@@ -1,0 +1,22 @@
+"""Admin API routes of the data plane (backends, pools, queue, activity)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from gateway import api
+
+app_name = "gateway"
+
+urlpatterns = [
+    path("admin/backends", api.AdminBackendsApi.as_view(), name="admin-backends"),
+    path("admin/backends/<str:name>", api.AdminBackendItemApi.as_view(), name="admin-backend"),
+    path(
+        "admin/backends/<str:name>/detect",
+        api.AdminBackendDetectApi.as_view(),
+        name="admin-backend-detect",
+    ),
+    path("admin/pools", api.AdminPoolsApi.as_view(), name="admin-pools"),
+    path("admin/pools/<str:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
+    path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
+]

@@ -1,0 +1,10 @@
+# Anmelden und Abmelden.
+
+login-title = Anmelden
+login-intro = Melden Sie sich mit Ihrem aiplane-Konto an.
+login-username = Benutzername
+login-password = Passwort
+login-submit = Anmelden
+login-failed = Benutzername oder Passwort ist falsch, oder das Konto ist deaktiviert.
+login-missing = Geben Sie Benutzername und Passwort ein.
+login-signed-out = Sie wurden abgemeldet.

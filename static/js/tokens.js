@@ -1,0 +1,268 @@
+// Personal API tokens: the list with a Priority tile per token, the create dialog, the plaintext
+// shown once, revoke, rotate and delete. Talks to /api/v0/tokens.
+import { api } from "./api.js";
+import { formatDate, t } from "./i18n.js";
+import { clearMessage, h, showError, showStatus } from "./ui.js";
+
+const LEVELS = ["low", "medium", "high"];
+const INHERIT = ""; // the <select> value for null, "inherit the owner's groups"
+
+const $ = (id) => document.getElementById(id);
+const pageAlert = $("page-alert");
+const pageStatus = $("page-status");
+const list = $("token-list");
+
+let details = null; // the last GET /api/v0/tokens/details
+
+function priorityName(level) {
+  return t(`priority-${level}`);
+}
+
+// The values this person may choose: inherit, then every level up to the ceiling. A saved value
+// above today's ceiling (groups changed since) stays visible but cannot be chosen again.
+function fillPrioritySelect(select, current) {
+  select.replaceChildren();
+  select.append(
+    h("option", { value: INHERIT }, t("priority-inherit-with", { priority: priorityName(details.owner_priority) })),
+  );
+  const ceiling = LEVELS.indexOf(details.max_priority);
+  LEVELS.forEach((level, index) => {
+    if (index <= ceiling) {
+      select.append(h("option", { value: level }, priorityName(level)));
+    } else if (level === current) {
+      select.append(h("option", { value: level, disabled: true }, priorityName(level)));
+    }
+  });
+  select.value = current ?? INHERIT;
+}
+
+function tokenState(token) {
+  if (token.revoked) return "revoked";
+  if (token.expires_at && new Date(token.expires_at) <= new Date()) return "expired";
+  return "active";
+}
+
+function metaRow(label, value) {
+  return [h("dt", {}, label), h("dd", {}, value)];
+}
+
+function renderToken(token) {
+  const state = tokenState(token);
+  const selectId = `priority-${token.id}`;
+  const select = h("select", { id: selectId, disabled: state === "revoked" });
+  fillPrioritySelect(select, token.priority);
+  const tileStatus = h("p", { class: "status ok", role: "status", hidden: true });
+  const tileAlert = h("p", { class: "alert", role: "alert", tabindex: "-1", hidden: true });
+  let saved = select.value; // what the server has: restored when a save fails
+
+  select.addEventListener("change", async () => {
+    const wanted = select.value;
+    clearMessage(tileAlert);
+    clearMessage(tileStatus);
+    clearMessage(pageStatus);
+    select.disabled = true;
+    try {
+      const updated = await api("PUT", `/api/v0/tokens/${token.id}/priority`, {
+        priority: wanted === INHERIT ? null : wanted,
+      });
+      Object.assign(token, updated);
+      saved = wanted;
+      showStatus(tileStatus, t("token-priority-saved"));
+    } catch (error) {
+      select.value = saved;
+      clearMessage(tileStatus);
+      showError(tileAlert, error.message);
+    } finally {
+      select.disabled = false;
+    }
+  });
+
+  const actions = h("div", { class: "actions", role: "group", "aria-label": t("token-actions", { name: token.name }) });
+  if (state !== "revoked") {
+    actions.append(
+      h("button", { type: "button", class: "secondary small", onclick: () => rotate(token) }, t("token-rotate")),
+      h("button", { type: "button", class: "danger small", onclick: () => revoke(token) }, t("token-revoke")),
+    );
+  }
+  actions.append(h("button", { type: "button", class: "danger small", onclick: () => remove(token) }, t("token-delete")));
+
+  const meta = h(
+    "dl",
+    { class: "meta" },
+    metaRow(t("token-prefix"), h("code", {}, `${token.prefix}…`)),
+    metaRow(t("token-created"), formatDate(token.created_at)),
+    metaRow(t("token-last-used"), formatDate(token.last_used_at)),
+    token.expires_at ? metaRow(t("token-expires"), formatDate(token.expires_at)) : [],
+  );
+
+  return h(
+    "li",
+    { class: `card token-card is-${state}`, dataset: { tokenId: String(token.id) } },
+    h(
+      "header",
+      {},
+      h("h2", { id: `token-name-${token.id}` }, token.name),
+      h("span", { class: `badge ${state}` }, t(`token-status-${state}`)),
+    ),
+    meta,
+    h(
+      "div",
+      { class: "tile priority-tile" },
+      h("label", { for: selectId }, t("priority-label")),
+      select,
+      tileStatus,
+      tileAlert,
+    ),
+    actions,
+  );
+}
+
+function render() {
+  $("tokens-loading").hidden = true;
+  $("token-facts").hidden = false;
+  $("fact-owner").textContent = t("tokens-owner-priority", { priority: priorityName(details.owner_priority) });
+  $("fact-max").textContent = t("tokens-max-priority", { priority: priorityName(details.max_priority) });
+  $("priority-disabled").hidden = Boolean(details.priority_enabled);
+  $("tokens-empty").hidden = details.tokens.length > 0;
+  list.replaceChildren(...details.tokens.map(renderToken));
+  $("create-open").disabled = false;
+}
+
+async function load() {
+  details = await api("GET", "/api/v0/tokens/details");
+  render();
+}
+
+// Run an action; its failure goes to the page's alert, in the person's language.
+async function attempt(action) {
+  clearMessage(pageAlert);
+  clearMessage(pageStatus);
+  try {
+    await action();
+  } catch (error) {
+    showError(pageAlert, error.message);
+  }
+}
+
+// --- confirmation -------------------------------------------------------------------------
+
+function confirmAction(message, label) {
+  const dialog = $("confirm-dialog");
+  $("confirm-message").textContent = message;
+  $("confirm-ok").textContent = label;
+  return new Promise((resolve) => {
+    const finish = (answer) => {
+      $("confirm-ok").onclick = null;
+      $("confirm-cancel").onclick = null;
+      dialog.onclose = null;
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    $("confirm-ok").onclick = () => finish(true);
+    $("confirm-cancel").onclick = () => finish(false);
+    dialog.onclose = () => finish(false);
+    dialog.showModal();
+    $("confirm-cancel").focus();
+  });
+}
+
+async function revoke(token) {
+  if (!(await confirmAction(t("token-revoke-confirm", { name: token.name }), t("token-revoke")))) return;
+  await attempt(async () => {
+    await api("POST", `/api/v0/tokens/${token.id}/revoke`);
+    await load();
+    showStatus(pageStatus, t("token-revoked", { name: token.name }));
+  });
+}
+
+async function remove(token) {
+  if (!(await confirmAction(t("token-delete-confirm", { name: token.name }), t("token-delete")))) return;
+  await attempt(async () => {
+    await api("DELETE", `/api/v0/tokens/${token.id}`);
+    await load();
+    showStatus(pageStatus, t("token-deleted", { name: token.name }));
+  });
+}
+
+async function rotate(token) {
+  if (!(await confirmAction(t("token-rotate-confirm", { name: token.name }), t("token-rotate")))) return;
+  await attempt(async () => {
+    const rotated = await api("POST", `/api/v0/tokens/${token.id}/rotate`);
+    await load();
+    showSecret(rotated.plaintext);
+  });
+}
+
+// --- create and the plaintext shown once ----------------------------------------------------
+
+const createDialog = $("create-dialog");
+const createForm = $("create-form");
+const createAlert = $("create-alert");
+
+$("create-open").addEventListener("click", () => {
+  createForm.reset();
+  clearMessage(createAlert);
+  fillPrioritySelect($("create-priority"), null);
+  createDialog.showModal();
+  $("create-name").focus();
+});
+$("create-cancel").addEventListener("click", () => createDialog.close());
+
+createForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearMessage(createAlert);
+  const name = $("create-name").value.trim();
+  if (!name) {
+    showError(createAlert, t("error-invalid-name"));
+    $("create-name").setAttribute("aria-invalid", "true");
+    return;
+  }
+  $("create-name").removeAttribute("aria-invalid");
+  const priority = $("create-priority").value;
+  const submit = $("create-submit");
+  submit.disabled = true;
+  try {
+    const created = await api("POST", "/api/v0/tokens", { name, priority: priority === INHERIT ? null : priority });
+    createDialog.close();
+    await attempt(load);
+    showSecret(created.plaintext);
+  } catch (error) {
+    showError(createAlert, error.message);
+  } finally {
+    submit.disabled = false;
+  }
+});
+
+const secretDialog = $("secret-dialog");
+const secretValue = $("secret-value");
+const secretStatus = $("secret-status");
+
+function showSecret(plaintext) {
+  secretValue.value = plaintext;
+  clearMessage(secretStatus);
+  secretDialog.showModal();
+  secretValue.focus();
+  secretValue.select();
+}
+
+$("secret-copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(secretValue.value);
+    showStatus(secretStatus, t("secret-copied"));
+  } catch {
+    secretValue.select();
+    // The old API still works where the asynchronous clipboard is not allowed.
+    const copied = document.execCommand && document.execCommand("copy");
+    showStatus(secretStatus, t(copied ? "secret-copied" : "secret-copy-failed"));
+  }
+});
+
+// The plaintext must not linger in the page once the dialog is gone.
+secretDialog.addEventListener("close", () => {
+  secretValue.value = "";
+});
+$("secret-done").addEventListener("click", () => secretDialog.close());
+
+attempt(load).finally(() => {
+  $("tokens-loading").hidden = true;
+});

@@ -1,0 +1,188 @@
+"""Browser tests: the real ASGI app on a loopback port, driven by Debian's Chromium via Playwright.
+
+Fixtures:
+    aiplane_server  (session) the app under uvicorn in a background thread; `.url`, `.app`
+    browser         (package) a headless Chromium (no Playwright download: /usr/bin/chromium)
+    page            a fresh browser context and page at 1280x800, English Accept-Language
+    sign_in         sign_in(page, username, password=PASSWORD): the /login/ form, then /tokens/
+    screenshot      screenshot(page, name): full-page PNGs at 1280 and 390 px in var/screenshots/
+
+Browser tests are plain sync functions (Playwright's sync API refuses to run inside an asyncio
+loop) marked `browser` and `django_db(transaction=True)`: the server thread reads the same SQLite
+file, so the data a test writes must be committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from tests.factories import PASSWORD
+
+CHROMIUM = os.environ.get("AIPLANE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
+WIDTHS = ((1280, 800), (390, 844))
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    app: Any
+
+
+def _build_app() -> Any:
+    """A fresh ASGI app, so its middleware sees this fixture's settings.
+
+    The project's own assembly (`aiplane.wiring.build_application`, what `aiplane.asgi` serves)
+    when it imports; plain Django otherwise.
+    """
+    from django.core.asgi import get_asgi_application
+
+    django_app = get_asgi_application()
+    try:
+        from aiplane.wiring import build_application
+    except ImportError:
+        return django_app
+    return build_application(django_app)
+
+
+@pytest.fixture(scope="session")
+def aiplane_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[LiveServer]:
+    import uvicorn
+
+    # Serve static files straight from static/ (no collectstatic in a test run), re-read on change.
+    saved = {
+        name: getattr(settings, name, None)
+        for name in ("WHITENOISE_USE_FINDERS", "WHITENOISE_AUTOREFRESH")
+    }
+    settings.WHITENOISE_USE_FINDERS = True
+    settings.WHITENOISE_AUTOREFRESH = True
+    app = _build_app()
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=lambda: asyncio.run(server.serve(sockets=[sock])), name="aiplane-server", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveServer(url=f"http://127.0.0.1:{port}", app=app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+        for name, value in saved.items():
+            if value is None:
+                with contextlib.suppress(AttributeError):
+                    delattr(settings, name)
+            else:
+                setattr(settings, name, value)
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Any]:
+    if shutil.which(CHROMIUM) is None:
+        reason = f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)  # CI installs it first: a missing browser is a broken run there
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop marked running on this thread, so Django would
+    # refuse the tests' own ORM calls; they are not in async code, and only while the browser lives.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    chromium = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser: Any, aiplane_server: LiveServer) -> Iterator[Any]:
+    context = browser.new_context(
+        base_url=aiplane_server.url,
+        viewport={"width": 1280, "height": 800},
+        locale="en-US",
+    )
+    context.set_default_timeout(10_000)
+    the_page = context.new_page()
+    errors: list[str] = []
+    the_page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield the_page
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture
+def sign_in() -> Callable[..., None]:
+    def sign_in_as(page: Any, username: str, password: str = PASSWORD) -> None:
+        page.goto("/login/")
+        page.locator("#id_username").fill(username)
+        page.locator("#id_password").fill(password)
+        page.locator("form[action='/login/'] button[type=submit]").click()
+        page.wait_for_url("**/tokens/")
+
+    return sign_in_as
+
+
+@pytest.fixture
+def screenshot() -> Callable[[Any, str], list[Path]]:
+    """Full-page PNGs of the current page at desktop and phone widths, for a human to look at."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Any, name: str) -> list[Path]:
+        before = page.viewport_size
+        paths = []
+        for width, height in WIDTHS:
+            page.set_viewport_size({"width": width, "height": height})
+            path = SCREENSHOTS / f"{name}-{width}.png"
+            page.screenshot(path=str(path), full_page=True)
+            paths.append(path)
+        if before:
+            page.set_viewport_size(before)
+        return paths
+
+    return take

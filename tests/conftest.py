@@ -1,0 +1,74 @@
+"""Personas shared by every test: alice and bob (plain users), carol (an administrator)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.caller import invalidate_callers, reset_token_usage
+from tests.factories import make_group, make_user
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caller_cache() -> Iterator[None]:
+    # Rolled-back test transactions send no signals, so row ids may repeat with stale answers.
+    invalidate_callers()
+    reset_token_usage()
+    yield
+    invalidate_callers()
+    reset_token_usage()
+
+
+@pytest.fixture
+def alice(db: None) -> Any:
+    return make_user("alice", email="alice@example.com")
+
+
+@pytest.fixture
+def bob(db: None) -> Any:
+    return make_user("bob", email="bob@example.com")
+
+
+@pytest.fixture
+def administrators(db: None) -> Any:
+    return make_group("administrators", is_admin=True)
+
+
+@pytest.fixture
+def carol(administrators: Any) -> Any:
+    return make_user("carol", groups=[administrators], email="carol@example.com")
+
+
+@pytest.fixture
+def login() -> Callable[..., Client]:
+    """A test client signed in as the given user; pass csrf=True to enforce CSRF checks."""
+
+    def signed_in(user: Any, *, csrf: bool = False) -> Client:
+        client = Client(enforce_csrf_checks=csrf)
+        client.force_login(user)
+        return client
+
+    return signed_in
+
+
+@pytest.fixture
+def anonymous() -> Client:
+    return Client()
+
+
+@pytest.fixture
+def alice_client(alice: Any, login: Callable[..., Client]) -> Client:
+    return login(alice)
+
+
+@pytest.fixture
+def bob_client(bob: Any, login: Callable[..., Client]) -> Client:
+    return login(bob)
+
+
+@pytest.fixture
+def carol_client(carol: Any, login: Callable[..., Client]) -> Client:
+    return login(carol)

@@ -1,0 +1,91 @@
+"""Live fixtures for the data plane: the real ASGI app and simulated engines on loopback ports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from gateway.sim import SimConfig, SimServer
+
+
+@dataclass
+class LiveGateway:
+    """The whole app (gateway, Django, websockets) served by uvicorn in a thread."""
+
+    url: str
+    app: Any
+
+    @property
+    def runtime(self) -> Any:
+        return self.app.runtime
+
+    @property
+    def v1(self) -> str:
+        return self.url + "/v1"
+
+
+@pytest.fixture
+def sim() -> Iterator[SimServer]:
+    with SimServer(SimConfig(slots=4, tokens=4, token_delay=0.005)) as server:
+        yield server
+
+
+@pytest.fixture
+def make_sim() -> Iterator[Callable[..., SimServer]]:
+    """Start extra simulated engines with their own configuration; all stop after the test."""
+    started: list[SimServer] = []
+
+    def start(**config: Any) -> SimServer:
+        server = SimServer(SimConfig(**config))
+        server.start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def gateway(transactional_db: None) -> Iterator[LiveGateway]:
+    from django.core.asgi import get_asgi_application
+
+    from aiplane.wiring import build_application
+    from gateway.serving import ThreadedServer
+
+    app = build_application(get_asgi_application())
+    app.runtime.background = False  # tests probe health and detect explicitly
+    with ThreadedServer(app) as server:
+        yield LiveGateway(url=server.url, app=app)
+
+
+def add_backend(
+    name: str,
+    url: str,
+    *,
+    pool: str = "default",
+    models: list[str] | None = None,
+    allowed_groups: list[str] | None = None,
+    kind: str = "chat",
+    **fields: Any,
+) -> None:
+    """Register a backend in a pool through the same services the admin API uses."""
+    from gateway import topology
+    from gateway.models import Pool
+
+    data = {"name": name, "base_url": url + "/v1", "models": models or ["sim-small"], **fields}
+    topology.backend_save(data=data)
+    existing = Pool.objects.filter(name=pool).first()
+    members = [b.name for b in existing.backends.all()] if existing else []
+    topology.pool_save(
+        data={
+            "name": pool,
+            "kind": kind,
+            "backends": [*members, name],
+            "allowed_groups": allowed_groups or [],
+        },
+        known_groups=set(allowed_groups or []),
+    )

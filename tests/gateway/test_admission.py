@@ -1,0 +1,1529 @@
+"""The admission queue: exact admission order, slot accounting, deadlines, cancellation, reroute."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Hashable
+
+import pytest
+
+from gateway.admission import (
+    ADMITTED,
+    CANCELLED,
+    EXPIRED,
+    FAILED,
+    HIGH,
+    LOW,
+    MEDIUM,
+    WAITING,
+    Acquired,
+    AdmissionQueue,
+    QueueCancelled,
+    QueueFull,
+    QueueTimeout,
+    Route,
+    RouteGone,
+    SchedulerConfig,
+    Slot,
+    Target,
+    Waiter,
+    route_or_wait,
+)
+
+# ----- fixtures and helpers -------------------------------------------------------------------
+
+
+class FakeClock:
+    """The queue's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Recorder:
+    """An Observer that remembers everything the queue reports, in order."""
+
+    def __init__(self) -> None:
+        self.admitted_waiters: list[Waiter] = []
+        self.flags: list[tuple[object, bool, bool]] = []  # (tag, immediate, reordered)
+        self.outcomes: list[tuple[object, str]] = []
+        self.changes = 0
+
+    def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
+        self.admitted_waiters.append(waiter)
+        self.flags.append((waiter.tag, immediate, reordered))
+
+    def left(self, waiter: Waiter, outcome: str) -> None:
+        self.outcomes.append((waiter.tag, outcome))
+
+    def changed(self) -> None:
+        self.changes += 1
+
+    @property
+    def order(self) -> list[object]:
+        """Tags of everyone admitted, blockers left out."""
+        return [w.tag for w in self.admitted_waiters if w.tag != "blocker"]
+
+    def reordered(self, tag: object) -> bool:
+        return next(r for t, _, r in self.flags if t == tag)
+
+    def immediate(self, tag: object) -> bool:
+        return next(i for t, i, _ in self.flags if t == tag)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def rec() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def make_queue(clock: FakeClock, rec: Recorder) -> Callable[..., AdmissionQueue]:
+    def make(**config: object) -> AdmissionQueue:
+        return AdmissionQueue(clock=clock, config=SchedulerConfig(**config), observer=rec)  # type: ignore[arg-type]
+
+    return make
+
+
+@pytest.fixture
+def queue(make_queue: Callable[..., AdmissionQueue]) -> AdmissionQueue:
+    return make_queue()
+
+
+def route(
+    key: Hashable,
+    *slots: Slot,
+    fallback: tuple[Slot, ...] = (),
+    strategy: str = "least_inflight",
+) -> Route:
+    return Route(
+        key=key,
+        primary=tuple(Target(s, f"{key}-model") for s in slots),
+        fallback=tuple(Target(s, f"{key}-fallback") for s in fallback),
+        strategy=strategy,
+    )
+
+
+def enter(
+    q: AdmissionQueue,
+    r: Route,
+    tag: object,
+    *,
+    cls: int = MEDIUM,
+    offset: int = 0,
+    budget: float = 600.0,
+    **kw: object,
+) -> Waiter:
+    """A request arriving now; it is admitted at once or waits."""
+    w = q.waiter(r, cls=cls, offset=offset, budget=budget, tag=tag, **kw)  # type: ignore[arg-type]
+    q.submit(w)
+    return w
+
+
+def hold(q: AdmissionQueue, r: Route, n: int = 1) -> list[Acquired]:
+    """Fill `n` slots with running requests that nobody is waiting behind."""
+    held = []
+    for _ in range(n):
+        w = q.waiter(r, budget=600.0, tag="blocker")
+        acquired = q.submit(w)
+        assert acquired is not None, "the blocker should have found a free slot"
+        held.append(acquired)
+    return held
+
+
+def drain(q: AdmissionQueue, rec: Recorder, running: Acquired) -> None:
+    """On a one-slot backend: finish the running request, then each one admitted after it."""
+    while True:
+        before = len(rec.admitted_waiters)
+        running.release()
+        if len(rec.admitted_waiters) == before:
+            return
+        nxt = rec.admitted_waiters[-1].acquired
+        assert nxt is not None
+        running = nxt
+
+
+# ----- strict priority ------------------------------------------------------------------------
+
+
+def test_high_goes_before_medium_before_low(queue: AdmissionQueue, rec: Recorder) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low", cls=LOW)
+    enter(queue, chat, "medium", cls=MEDIUM)
+    enter(queue, chat, "high", cls=HIGH)
+    assert queue.depth == [1, 1, 1]
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["high", "medium", "low"]
+    assert not any(reordered for _, _, reordered in rec.flags)
+
+
+def test_arrival_order_holds_within_a_class(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    for i, cls in enumerate([LOW, HIGH, MEDIUM, LOW, HIGH, MEDIUM, HIGH]):
+        clock.t = float(i)
+        enter(queue, chat, f"{cls}-{i}", cls=cls)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["2-1", "2-4", "2-6", "1-2", "1-5", "0-0", "0-3"]
+
+
+def test_hint_offsets_order_within_a_band_but_never_cross_bands(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "medium-10", cls=MEDIUM, offset=-10)
+    enter(queue, chat, "medium-49", cls=MEDIUM, offset=-49)
+    enter(queue, chat, "medium", cls=MEDIUM)
+    enter(queue, chat, "low+49", cls=LOW, offset=49)
+    enter(queue, chat, "high-49", cls=HIGH, offset=-49)
+    enter(queue, chat, "medium-10-later", cls=MEDIUM, offset=-10)
+
+    drain(queue, rec, running)
+
+    assert rec.order == [
+        "high-49",
+        "medium",
+        "medium-10",
+        "medium-10-later",
+        "medium-49",
+        "low+49",
+    ]
+
+
+def test_an_offset_is_clamped_inside_its_band(queue: AdmissionQueue, rec: Recorder) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    huge = enter(queue, chat, "low+500", cls=LOW, offset=500)
+    tiny = enter(queue, chat, "medium-500", cls=MEDIUM, offset=-500)
+    assert (huge.offset, tiny.offset) == (49, -49)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["medium-500", "low+500"]
+
+
+def test_without_prioritization_everyone_is_one_class_in_arrival_order(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(prioritize=False)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low", cls=LOW)
+    enter(queue, chat, "high+49", cls=HIGH, offset=49)
+    enter(queue, chat, "medium-20", cls=MEDIUM, offset=-20)
+    enter(queue, chat, "high", cls=HIGH)
+    assert queue.depth == [0, 4, 0]
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["low", "high+49", "medium-20", "high"]
+
+
+# ----- executable first -----------------------------------------------------------------------
+
+
+def test_a_waiter_whose_backends_are_busy_does_not_block_a_lower_class_waiter_on_a_freed_backend(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    model_a, model_b = route("model-a", a), route("model-b", b)
+    (running_a,) = hold(queue, model_a)
+    (running_b,) = hold(queue, model_b)
+    high = enter(queue, model_a, "high-on-a", cls=HIGH)
+    low = enter(queue, model_b, "low-on-b", cls=LOW)
+
+    running_b.release()
+
+    assert rec.order == ["low-on-b"]
+    assert low.state == ADMITTED and low.acquired is not None and low.acquired.backend == "b"
+    assert high.state == WAITING
+    assert queue.depth == [0, 0, 1]
+    running_a.release()
+    assert rec.order == ["low-on-b", "high-on-a"]
+
+
+def test_a_waiter_never_takes_a_slot_of_a_backend_outside_its_route(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    model_a, model_b = route("model-a", a), route("model-b", b)
+    hold(queue, model_a)
+    (running_b,) = hold(queue, model_b)
+    high = enter(queue, model_a, "high-on-a", cls=HIGH)
+
+    running_b.release()
+    queue.dispatch_pass()
+
+    assert high.state == WAITING
+    assert b.inflight == 0 and b.free
+    assert rec.order == []
+
+
+def test_a_newcomer_that_can_use_a_free_backend_goes_straight_in_while_others_wait_elsewhere(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    model_a, model_b = route("model-a", a), route("model-b", b)
+    hold(queue, model_a)
+    enter(queue, model_a, "high-on-a", cls=HIGH)
+
+    low = enter(queue, model_b, "low-on-b", cls=LOW)
+
+    assert low.state == ADMITTED
+    assert rec.immediate("low-on-b") is True
+    assert queue.depth == [0, 0, 1]
+
+
+def test_a_newcomer_waits_its_turn_behind_a_better_waiter_for_the_same_backend(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "high", cls=HIGH)
+    running.release()
+    assert rec.order == ["high"]
+    # The high request runs; a medium newcomer finds the backend full and must wait.
+    medium = enter(queue, chat, "medium")
+    assert medium.state == WAITING
+
+
+# ----- slots ----------------------------------------------------------------------------------
+
+
+def test_a_waiter_holds_no_slot(queue: AdmissionQueue) -> None:
+    gpu = Slot("gpu", max_inflight=2)
+    chat = route("chat", gpu)
+    hold(queue, chat, 2)
+    for i in range(5):
+        enter(queue, chat, f"waiter-{i}")
+
+    assert gpu.inflight == 2
+    assert queue.waiting == 5
+    assert all(w.acquired is None for w in queue.waiters())
+
+
+def test_releasing_a_slot_admits_the_best_waiter_immediately(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "medium")
+    high = enter(queue, chat, "high", cls=HIGH)
+
+    running.release()  # no dispatch_pass: the release itself hands the slot over
+
+    assert rec.order == ["high"]
+    assert rec.immediate("high") is False
+    assert high.acquired is not None and high.acquired.backend == "gpu"
+    assert gpu.inflight == 1
+    assert queue.depth == [0, 1, 0]
+
+
+def test_releasing_twice_frees_the_slot_only_once(queue: AdmissionQueue, rec: Recorder) -> None:
+    gpu = Slot("gpu", max_inflight=2)
+    chat = route("chat", gpu)
+    first, second = hold(queue, chat, 2)
+    enter(queue, chat, "waiter-1")
+    enter(queue, chat, "waiter-2")
+
+    first.release()
+    first.release()
+
+    assert first.released
+    assert rec.order == ["waiter-1"]
+    assert gpu.inflight == 2
+    second.release()
+    assert rec.order == ["waiter-1", "waiter-2"]
+
+
+def test_an_acquired_reports_its_backend_and_the_model_id_that_backend_knows(
+    queue: AdmissionQueue,
+) -> None:
+    gpu = Slot("gpu")
+    (acquired,) = hold(queue, route("llama", gpu))
+    assert (acquired.backend, acquired.model) == ("gpu", "llama-model")
+
+
+def _free_targets(w: Waiter) -> list[str]:
+    return [t.slot.name for t in w.route.usable_targets(w.excluded) if t.slot.free]
+
+
+def test_invariants_hold_through_a_random_mix_of_submits_releases_cancels_and_expiries(
+    clock: FakeClock,
+) -> None:
+    rng = random.Random(20250611)
+
+    class Checking(Recorder):
+        """Checks every admission as it happens and keeps the running requests."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.running: list[Acquired] = []
+
+        def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
+            super().admitted(waiter, immediate=immediate, reordered=reordered)
+            acq = waiter.acquired
+            assert acq is not None
+            slot = acq.target.slot
+            assert slot.usable, "admitted onto a backend that is down"
+            assert 0 < slot.inflight <= slot.max_inflight, "admitted past max_inflight"
+            assert slot.name not in waiter.excluded, "a retry went back to its failed backend"
+            assert acq.target in waiter.route.usable_targets(waiter.excluded)
+            self.running.append(acq)
+
+    for scheduler in ("strict", "serial", "fcfs", "wspt"):
+        obs = Checking()
+        q = AdmissionQueue(clock=clock, config=SchedulerConfig(name=scheduler), observer=obs)
+        slots = [Slot(f"b{i}", max_inflight=rng.randint(1, 3)) for i in range(5)]
+        routes = [
+            route("solo", slots[0]),
+            route("pair", slots[1], slots[2]),
+            route("wide", slots[0], slots[1], slots[2], slots[3], strategy="round_robin"),
+            route("warm", slots[2], slots[3], strategy="prefix_affinity"),
+            route("safe", slots[3], fallback=(slots[4],)),
+        ]
+        for _step in range(3000):
+            op = rng.random()
+            held = obs.running
+            live = q.waiters()
+            if op < 0.40:
+                q.submit(
+                    q.waiter(
+                        rng.choice(routes),
+                        cls=rng.choice((LOW, MEDIUM, HIGH)),
+                        offset=rng.randint(-60, 60),
+                        budget=rng.choice((0.0, 0.5, 2.0, 10.0)),
+                        affinity_key=rng.randint(0, 5),
+                        cost=rng.randint(1, 100),
+                    )
+                )
+            elif op < 0.65 and held:
+                rng.choice(held).release()
+            elif op < 0.72 and live:
+                q.cancel(rng.choice(live))
+            elif op < 0.76 and held:
+                q.cancel(rng.choice(held).waiter)  # admitted, but the caller already left
+            elif op < 0.82 and held:
+                failed = rng.choice(held)
+                retry = q.retry_waiter(failed.waiter, failed.backend)
+                failed.release()
+                q.submit(retry)
+            elif op < 0.90:
+                clock.t += rng.choice((0.1, 0.5, 1.0))
+                q.dispatch_pass()
+                assert all(w.deadline > clock.t for w in q.waiters())
+            elif op < 0.95:
+                s = rng.choice(slots)
+                s.healthy = not s.healthy
+                q.slot_changed(s)
+            else:
+                s = rng.choice(slots)
+                s.max_inflight = rng.randint(1, 4)
+                q.slot_changed(s)
+
+            obs.running = [a for a in obs.running if not a.released]
+            for s in slots:
+                assert s.inflight >= 0
+                assert s.inflight == sum(1 for a in obs.running if a.target.slot is s)
+            live = q.waiters()
+            assert all(w.state == WAITING and w.acquired is None for w in live)
+            assert q.depth == [sum(1 for w in live if w.cls == c) for c in (LOW, MEDIUM, HIGH)]
+            for w in live:
+                assert _free_targets(w) == [], f"{w.seq} waits while {_free_targets(w)} is free"
+        assert len(obs.admitted_waiters) > 500
+
+
+# ----- deadlines ------------------------------------------------------------------------------
+
+
+def test_a_dispatch_pass_expires_overdue_waiters_in_every_class(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    high = enter(queue, chat, "high", cls=HIGH, budget=5)
+    medium = enter(queue, chat, "medium", cls=MEDIUM, budget=20)
+    low = enter(queue, chat, "low", cls=LOW, budget=5)
+
+    clock.t = 4.9
+    assert queue.dispatch_pass() == 0
+    assert queue.waiting == 3
+
+    clock.t = 5.0
+    queue.dispatch_pass()
+    assert (high.state, medium.state, low.state) == (EXPIRED, WAITING, EXPIRED)
+    assert queue.depth == [0, 1, 0]
+    assert queue.waiters() == [medium]
+    assert ("high", EXPIRED) in rec.outcomes and ("low", EXPIRED) in rec.outcomes
+
+    clock.t = 25.0
+    queue.dispatch_pass()
+    assert medium.state == EXPIRED and queue.waiting == 0
+
+
+def test_a_zero_budget_is_admitted_when_a_slot_is_free(queue: AdmissionQueue) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    w = enter(queue, route("chat", gpu), "hurry", budget=0)
+    assert w.state == ADMITTED and gpu.inflight == 1
+
+
+def test_a_zero_budget_expires_at_once_when_nothing_is_free(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=0, tag="hurry")
+    assert queue.submit(w) is None
+    assert w.state == EXPIRED
+    assert queue.waiting == 0 and queue.waiters() == []
+    assert rec.outcomes == [("hurry", EXPIRED)]
+
+
+def test_a_zero_budget_gets_a_free_slot_that_the_waiting_requests_cannot_use(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, spare = Slot("a", max_inflight=1), Slot("spare", max_inflight=1)
+    hold(queue, route("model-a", a))
+    # Someone waits for `a` with `spare` as its offline fallback: not usable while `a` is up.
+    enter(queue, route("model-a-safe", a, fallback=(spare,)), "waits-for-a", cls=HIGH)
+
+    w = enter(queue, route("model-s", spare), "hurry", cls=LOW, budget=0)
+
+    assert w.state == ADMITTED
+    assert w.acquired is not None and w.acquired.backend == "spare"
+    assert rec.immediate("hurry") is True
+
+
+async def test_route_or_wait_raises_queue_timeout_when_the_budget_runs_out() -> None:
+    queue = AdmissionQueue()
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=0.05)
+
+    started = time.monotonic()
+    with pytest.raises(QueueTimeout):
+        await route_or_wait(queue, w)
+
+    assert time.monotonic() - started >= 0.04
+    assert w.state == EXPIRED
+    assert queue.waiters() == [] and queue.waiting == 0 and queue.depth == [0, 0, 0]
+    assert gpu.inflight == 1
+
+
+async def test_route_or_wait_times_out_at_once_on_a_zero_budget_with_nothing_free(
+    clock: FakeClock,
+) -> None:
+    queue = AdmissionQueue(clock=clock)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    with pytest.raises(QueueTimeout):
+        await route_or_wait(queue, queue.waiter(chat, budget=0))
+    assert queue.waiting == 0
+
+
+async def test_route_or_wait_raises_queue_cancelled_when_the_client_goes_away() -> None:
+    queue = AdmissionQueue()
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=30)
+    gone: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(0.01, gone.set_result, None)
+
+    started = time.monotonic()
+    with pytest.raises(QueueCancelled):
+        await route_or_wait(queue, w, gone=gone)
+
+    assert time.monotonic() - started < 5
+    assert w.state == CANCELLED
+    assert queue.waiters() == [] and queue.waiting == 0 and queue.depth == [0, 0, 0]
+
+
+async def test_route_or_wait_returns_a_slot_released_while_it_waits() -> None:
+    queue = AdmissionQueue()
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    w = queue.waiter(chat, budget=30)
+    asyncio.get_running_loop().call_later(0.01, running.release)
+
+    acquired = await route_or_wait(queue, w)
+
+    assert acquired.waiter is w and acquired.backend == "gpu"
+    assert w.state == ADMITTED and w.on_admit is None
+    assert gpu.inflight == 1 and queue.waiting == 0
+    acquired.release()
+    assert gpu.inflight == 0
+
+
+async def test_route_or_wait_returns_at_once_when_a_slot_is_free() -> None:
+    queue = AdmissionQueue()
+    acquired = await route_or_wait(queue, queue.waiter(route("chat", Slot("gpu")), budget=0))
+    assert acquired.backend == "gpu"
+
+
+async def test_route_or_wait_gives_back_a_slot_admitted_in_the_instant_the_client_left() -> None:
+    queue = AdmissionQueue()
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    leaver = queue.waiter(chat, cls=HIGH, budget=30)
+    gone: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(route_or_wait(queue, leaver, gone=gone))
+    await asyncio.sleep(0)
+    patient = queue.waiter(chat, cls=LOW, budget=30)
+    queue.submit(patient)
+
+    running.release()  # the leaver is admitted ...
+    gone.set_result(None)  # ... and its client leaves before it could run
+    with pytest.raises(QueueCancelled):
+        await task
+
+    assert leaver.state == CANCELLED
+    assert leaver.acquired is not None and leaver.acquired.released
+    assert patient.state == ADMITTED
+    assert gpu.inflight == 1 and queue.waiting == 0
+
+
+async def test_cancelling_the_waiting_task_takes_the_waiter_out_of_line() -> None:
+    queue = AdmissionQueue()
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=30)
+    task = asyncio.create_task(route_or_wait(queue, w))
+    await asyncio.sleep(0.01)
+    assert queue.waiting == 1
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert w.state == CANCELLED and queue.waiting == 0 and queue.waiters() == []
+
+
+async def test_route_or_wait_raises_queue_timeout_when_a_dispatch_pass_expires_it(
+    clock: FakeClock,
+) -> None:
+    queue = AdmissionQueue(clock=clock)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=5)
+    task = asyncio.create_task(route_or_wait(queue, w))
+    await asyncio.sleep(0)
+    clock.t = 6
+    queue.dispatch_pass()
+    with pytest.raises(QueueTimeout):
+        await task
+    assert queue.waiting == 0
+
+
+# ----- cancellation ---------------------------------------------------------------------------
+
+
+def test_cancelling_a_waiting_waiter_removes_it_at_once(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    first = enter(queue, chat, "first", cls=HIGH)
+    enter(queue, chat, "second", cls=HIGH)
+
+    queue.cancel(first)
+
+    assert first.state == CANCELLED
+    assert queue.depth == [0, 0, 1]
+    assert [w.tag for w in queue.waiters()] == ["second"]
+    assert rec.outcomes == [("first", CANCELLED)]
+    running.release()
+    assert rec.order == ["second"]
+
+
+def test_cancelling_an_admitted_waiter_whose_caller_left_hands_the_slot_to_the_next(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    leaver = enter(queue, chat, "leaver", cls=HIGH)
+    enter(queue, chat, "next", cls=LOW)
+    running.release()
+    assert leaver.state == ADMITTED
+
+    queue.cancel(leaver)
+
+    assert leaver.state == CANCELLED
+    assert leaver.acquired is not None and leaver.acquired.released
+    assert rec.order == ["leaver", "next"]
+    assert gpu.inflight == 1 and queue.waiting == 0
+    assert ("leaver", CANCELLED) in rec.outcomes
+
+
+def test_cancelling_again_or_after_release_changes_nothing(queue: AdmissionQueue) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    w = enter(queue, chat, "w")
+    queue.cancel(w)
+    queue.cancel(w)
+    assert queue.depth == [0, 0, 0]
+
+    running.release()
+    queue.cancel(running.waiter)  # already finished: its slot is not freed twice
+    assert gpu.inflight == 0
+    assert running.waiter.state == ADMITTED
+
+
+# ----- health and capacity --------------------------------------------------------------------
+
+
+def test_an_unhealthy_backend_is_not_used(queue: AdmissionQueue) -> None:
+    sick, well = Slot("sick", max_inflight=4, healthy=False), Slot("well", max_inflight=1)
+    chat = route("chat", sick, well)
+    first = enter(queue, chat, "first")
+    second = enter(queue, chat, "second")
+
+    assert first.acquired is not None and first.acquired.backend == "well"
+    assert second.state == WAITING
+    assert sick.inflight == 0
+
+
+@pytest.mark.parametrize("switch", ["healthy", "enabled"])
+def test_slot_changed_admits_waiters_when_a_backend_comes_back(
+    queue: AdmissionQueue, rec: Recorder, switch: str
+) -> None:
+    gpu = Slot("gpu", max_inflight=2)
+    setattr(gpu, switch, False)
+    chat = route("chat", gpu)
+    enter(queue, chat, "low", cls=LOW)
+    enter(queue, chat, "medium")
+    enter(queue, chat, "high", cls=HIGH)
+    assert queue.waiting == 3
+
+    setattr(gpu, switch, True)
+    queue.slot_changed(gpu)
+
+    assert rec.order == ["high", "medium"]
+    assert queue.depth == [1, 0, 0]
+
+
+def test_a_dispatch_pass_admits_waiters_when_a_backend_is_healthy_again(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=2, healthy=False)
+    chat = route("chat", gpu)
+    enter(queue, chat, "low", cls=LOW)
+    enter(queue, chat, "medium")
+    enter(queue, chat, "high", cls=HIGH)
+
+    gpu.healthy = True
+    assert queue.dispatch_pass() == 2
+
+    assert rec.order == ["high", "medium"]
+
+
+def test_a_removed_backend_is_not_used(queue: AdmissionQueue) -> None:
+    gone, kept = Slot("gone", removed=True), Slot("kept", max_inflight=1)
+    chat = route("chat", gone, kept)
+    enter(queue, chat, "first")
+    second = enter(queue, chat, "second")
+    queue.dispatch_pass()
+    assert second.state == WAITING and gone.inflight == 0
+
+
+def test_raising_max_inflight_lets_more_in_on_the_next_pass(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    for tag, cls in [("low", LOW), ("medium", MEDIUM), ("high", HIGH), ("medium-2", MEDIUM)]:
+        enter(queue, chat, tag, cls=cls)
+
+    gpu.max_inflight = 3
+    assert queue.dispatch_pass() == 2
+
+    assert rec.order == ["high", "medium"]
+    assert gpu.inflight == 3
+    gpu.max_inflight = 5
+    queue.slot_changed(gpu)
+    assert rec.order == ["high", "medium", "medium-2", "low"]
+
+
+def test_a_dispatch_pass_admits_in_priority_order_across_groups(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=4, healthy=False)
+    other = Slot("other", max_inflight=4, healthy=False)
+    chat, code, docs = route("chat", gpu), route("code", gpu, other), route("docs", other, gpu)
+    arrivals = [
+        (chat, "chat-low", LOW),
+        (code, "code-medium", MEDIUM),
+        (docs, "docs-high", HIGH),
+        (chat, "chat-high", HIGH),
+        (docs, "docs-medium", MEDIUM),
+        (code, "code-high", HIGH),
+        (chat, "chat-medium", MEDIUM),
+        (docs, "docs-low", LOW),
+    ]
+    for i, (r, tag, cls) in enumerate(arrivals):
+        clock.t = float(i)
+        enter(queue, r, tag, cls=cls)
+
+    gpu.healthy = True
+    assert queue.dispatch_pass() == 4
+
+    assert rec.order == ["docs-high", "chat-high", "code-high", "code-medium"]
+
+
+# ----- fallback -------------------------------------------------------------------------------
+
+
+def test_fallback_is_not_used_while_primaries_are_merely_busy(queue: AdmissionQueue) -> None:
+    a, b, spare = Slot("a", max_inflight=1), Slot("b", max_inflight=1), Slot("spare")
+    chat = route("chat", a, b, fallback=(spare,))
+    hold(queue, chat, 2)
+    w = enter(queue, chat, "waiter")
+    queue.dispatch_pass()
+    assert w.state == WAITING and spare.inflight == 0
+
+
+def test_fallback_is_used_only_when_every_primary_is_down(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, b, spare = Slot("a", max_inflight=1), Slot("b", max_inflight=1), Slot("spare")
+    chat = route("chat", a, b, fallback=(spare,))
+    hold(queue, chat, 2)
+    w = enter(queue, chat, "waiter")
+
+    a.healthy = False
+    queue.dispatch_pass()
+    assert w.state == WAITING, "one primary is still up"
+
+    b.enabled = False
+    queue.dispatch_pass()
+    assert w.acquired is not None
+    assert (w.acquired.backend, w.acquired.model) == ("spare", "chat-fallback")
+
+
+def test_losing_the_last_primary_hands_its_waiters_to_the_fallback_at_once(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a, spare = Slot("a", max_inflight=1), Slot("spare", max_inflight=1)
+    chat = route("chat", a, fallback=(spare,))
+    hold(queue, chat)
+    enter(queue, chat, "medium")
+    enter(queue, chat, "high", cls=HIGH)
+
+    a.healthy = False
+    queue.slot_changed(a)  # no dispatch pass yet
+
+    assert rec.order == ["high"]
+    assert spare.inflight == 1
+
+
+def test_fallback_is_not_used_when_primaries_are_up_but_excluded_by_a_retry(
+    queue: AdmissionQueue,
+) -> None:
+    a, spare = Slot("a", max_inflight=1), Slot("spare")
+    chat = route("chat", a, fallback=(spare,))
+    first = enter(queue, chat, "first")
+    assert first.acquired is not None
+    retry = queue.retry_waiter(first, "a")
+    first.acquired.release()
+
+    queue.submit(retry)
+    queue.dispatch_pass()
+
+    assert retry.state == WAITING
+    assert a.inflight == 0 and spare.inflight == 0
+
+
+# ----- retry ----------------------------------------------------------------------------------
+
+
+def test_a_retry_keeps_its_place_in_line(queue: AdmissionQueue, rec: Recorder) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    running_a, running_b = hold(queue, chat, 2)
+    first = enter(queue, chat, "first")
+    enter(queue, chat, "second")
+    enter(queue, chat, "third")
+    running_a.release()
+    assert first.acquired is not None and first.acquired.backend == "a"
+
+    # The dispatch to `a` failed before any byte was sent: try again elsewhere, same place.
+    retry = queue.retry_waiter(first, "a")
+    assert queue.submit(retry) is None
+    first.acquired.release()
+    assert rec.order == ["first", "second"]
+    running_b.release()
+
+    assert rec.order == ["first", "second", "first", "third"]
+    assert retry.acquired is not None and retry.acquired.backend == "b"
+    assert retry.tag == "first" and retry.arrival == first.arrival
+
+
+def test_a_retry_never_returns_to_its_failed_backend(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    running_a, running_b = hold(queue, chat, 2)
+    first = enter(queue, chat, "first", cls=HIGH)
+    clock.t = 1
+    running_b.release()
+    assert first.acquired is not None and first.acquired.backend == "b"
+    running_a.release()
+    # It failed on `b`: the retry goes to `a`, and when that fails too it has nowhere to go.
+    retry = queue.retry_waiter(first, "b")
+    first.acquired.release()
+    queue.submit(retry)
+    assert retry.acquired is not None and retry.acquired.backend == "a"
+    again = queue.retry_waiter(retry, "a")
+    retry.acquired.release()
+    queue.submit(again)
+    queue.dispatch_pass()
+
+    assert again.state == WAITING
+    assert a.inflight == 0 and b.inflight == 0
+    assert again.excluded == frozenset({"a", "b"})
+
+
+def test_a_retry_that_must_wait_again_is_queued_and_expires_with_its_original_deadline(
+    queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    a = Slot("a", max_inflight=1)
+    b = Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    running_a, _running_b = hold(queue, chat, 2)
+    w = enter(queue, chat, "w", budget=10)
+    running_a.release()
+    assert w.acquired is not None
+
+    retry = queue.retry_waiter(w, "a")
+    queue.submit(retry)
+
+    assert retry.state == WAITING and retry.deadline == 10
+    clock.t = 10
+    queue.dispatch_pass()
+    assert retry.state == EXPIRED and queue.waiting == 0
+
+
+# ----- strategies -----------------------------------------------------------------------------
+
+
+def test_least_inflight_spreads_load(queue: AdmissionQueue) -> None:
+    slots = [Slot(n, max_inflight=4) for n in ("a", "b", "c")]
+    chat = route("chat", *slots)
+    hold(queue, chat, 6)
+    assert [s.inflight for s in slots] == [2, 2, 2]
+
+
+def test_least_inflight_gives_a_heavier_backend_more(queue: AdmissionQueue) -> None:
+    heavy, light = Slot("heavy", max_inflight=4, weight=2), Slot("light", max_inflight=4)
+    hold(queue, route("chat", heavy, light), 6)
+    assert (heavy.inflight, light.inflight) == (4, 2)
+
+
+def test_round_robin_rotates(queue: AdmissionQueue) -> None:
+    chat = route("chat", *(Slot(n, max_inflight=10) for n in "abc"), strategy="round_robin")
+    picks = [acq.backend for acq in hold(queue, chat, 9)]
+    assert sorted(picks[:3]) == ["a", "b", "c"]
+    assert picks[3:6] == picks[:3] and picks[6:9] == picks[:3]
+
+
+def _key_warm_on(q: AdmissionQueue, r: Route, backend: str) -> int:
+    return next(k for k in range(10_000) if q.waiter(r, affinity_key=k).affinity == backend)
+
+
+def test_prefix_affinity_sends_the_same_key_to_the_same_backend(queue: AdmissionQueue) -> None:
+    chat = route("chat", *(Slot(n, max_inflight=10) for n in "abc"), strategy="prefix_affinity")
+    for backend in "abc":
+        key = _key_warm_on(queue, chat, backend)
+        picks = {enter(queue, chat, "w", affinity_key=key).acquired.backend for _ in range(4)}  # type: ignore[union-attr]
+        assert picks == {backend}
+
+
+def test_prefix_affinity_goes_elsewhere_when_the_warm_backend_is_full(
+    queue: AdmissionQueue,
+) -> None:
+    warm, cold = Slot("warm", max_inflight=1), Slot("cold", max_inflight=1)
+    chat = route("chat", warm, cold, strategy="prefix_affinity")
+    key = _key_warm_on(queue, chat, "warm")
+    first = enter(queue, chat, "first", affinity_key=key)
+    second = enter(queue, chat, "second", affinity_key=key)
+    assert first.acquired is not None and first.acquired.backend == "warm"
+    assert second.acquired is not None and second.acquired.backend == "cold"
+
+
+# ----- the serial scheduler -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("medium_arrives_at", "expected", "reordered"),
+    [
+        (5999.0, ["medium", "low"], False),
+        (6000.0, ["low", "medium"], True),  # equal scores keep arrival order
+        (6001.0, ["low", "medium"], True),
+    ],
+)
+def test_aging_lets_an_old_low_waiter_overtake_a_newer_medium_one_after_gap_times_divisor(
+    make_queue: Callable[..., AdmissionQueue],
+    rec: Recorder,
+    clock: FakeClock,
+    medium_arrives_at: float,
+    expected: list[str],
+    reordered: bool,
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=60.0)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low", cls=LOW, budget=99_999)
+    clock.t = medium_arrives_at
+    enter(queue, chat, "medium", cls=MEDIUM, budget=99_999)
+    clock.t = 7000.0
+
+    drain(queue, rec, running)
+
+    assert rec.order == expected
+    assert rec.reordered(expected[0]) is reordered
+    assert rec.reordered(expected[1]) is False
+
+
+def test_aging_also_reorders_across_routes(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=1.0)
+    gpu = Slot("gpu", max_inflight=1)
+    (running,) = hold(queue, route("chat", gpu))
+    enter(queue, route("batch", gpu), "old-low", cls=LOW, budget=999)
+    clock.t = 150
+    enter(queue, route("chat", gpu), "new-medium", budget=999)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["old-low", "new-medium"]
+    assert [r for t, _, r in rec.flags if t != "blocker"] == [True, False]
+
+
+def test_serial_without_aging_or_affinity_is_strict(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=0)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low", cls=LOW)
+    clock.t = 1e6
+    enter(queue, chat, "medium-5", offset=-5)
+    enter(queue, chat, "medium")
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["medium", "medium-5", "low"]
+    assert not any(r for _, _, r in rec.flags)
+
+
+def _warm_pair(queue: AdmissionQueue) -> tuple[Slot, Slot, Route, int, int]:
+    """Two one-slot backends behind a prefix-affinity route, both busy; a key warm on each."""
+    warm, cold = Slot("warm", max_inflight=1), Slot("cold", max_inflight=1)
+    chat = route("chat", warm, cold, strategy="prefix_affinity")
+    hold(queue, chat, 2)
+    return warm, cold, chat, _key_warm_on(queue, chat, "warm"), _key_warm_on(queue, chat, "cold")
+
+
+def _release_on(queue: AdmissionQueue, rec: Recorder, backend: str) -> None:
+    running = next(
+        w.acquired
+        for w in rec.admitted_waiters
+        if w.acquired is not None and not w.acquired.released and w.acquired.backend == backend
+    )
+    running.release()
+
+
+def test_affinity_breaks_a_near_tie_in_favour_of_the_waiter_warm_on_the_freed_backend(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-ahead", offset=5, affinity_key=key_cold)
+    enter(queue, chat, "warm-behind", offset=0, affinity_key=key_warm)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["warm-behind"]
+    assert rec.reordered("warm-behind") is True
+
+
+def test_affinity_does_not_overturn_more_than_its_bonus(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-ahead", offset=11, affinity_key=key_cold)
+    enter(queue, chat, "warm-behind", offset=0, affinity_key=key_warm)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["cold-ahead"]
+    assert rec.reordered("cold-ahead") is False
+
+
+def test_affinity_on_another_backend_earns_nothing(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "ahead", offset=5, affinity_key=key_warm)
+    enter(queue, chat, "behind", offset=0, affinity_key=key_cold)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["ahead"]
+    assert rec.reordered("ahead") is False
+
+
+@pytest.mark.parametrize(
+    ("bonus", "low_offset", "medium_offset"), [(10, 49, -49), (99, 0, -49), (99, 49, 0)]
+)
+def test_affinity_never_lifts_a_waiter_across_a_band(
+    make_queue: Callable[..., AdmissionQueue],
+    rec: Recorder,
+    bonus: int,
+    low_offset: int,
+    medium_offset: int,
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=bonus)
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "warm-low", cls=LOW, offset=low_offset, affinity_key=key_warm)
+    enter(queue, chat, "cold-medium", offset=medium_offset, affinity_key=key_cold)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["cold-medium"]
+    assert rec.reordered("cold-medium") is False
+
+
+def test_affinity_still_breaks_ties_at_the_top_of_a_band(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-48", offset=48, affinity_key=key_cold)
+    enter(queue, chat, "warm-45", offset=45, affinity_key=key_warm)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["warm-45"]
+    assert rec.reordered("warm-45") is True
+
+
+def test_strict_ignores_affinity_and_aging(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    _warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-ahead", offset=1, affinity_key=key_cold)
+    clock.t = 1e9
+    enter(queue, chat, "warm-behind", offset=0, affinity_key=key_warm)
+
+    _release_on(queue, rec, "warm")
+
+    assert rec.order == ["cold-ahead"]
+    assert not any(r for _, _, r in rec.flags)
+
+
+# ----- fcfs and wspt --------------------------------------------------------------------------
+
+
+def test_fcfs_treats_a_positive_offset_as_seconds_of_head_start(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="fcfs")
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "early")  # t=0
+    clock.t = 5
+    enter(queue, chat, "late+3", offset=3)  # counts as t=2
+    enter(queue, chat, "late+10", offset=10)  # counts as t=-5
+    enter(queue, chat, "late+5", offset=5)  # counts as t=0: after "early", which came first
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["late+10", "early", "late+5", "late+3"]
+    assert not any(r for _, _, r in rec.flags)
+
+
+def test_fcfs_never_penalises_a_negative_offset(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="fcfs")
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "first-30", offset=-30)
+    clock.t = 1
+    enter(queue, chat, "second")
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["first-30", "second"]
+
+
+def test_fcfs_keeps_classes_strict(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="fcfs")
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low+49", cls=LOW, offset=49)
+    clock.t = 1000
+    enter(queue, chat, "medium")
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["medium", "low+49"]
+
+
+def test_wspt_serves_the_shorter_prompt_first_within_a_class(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="wspt")
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "long", cost=1000)
+    enter(queue, chat, "short", cost=10)
+    enter(queue, chat, "mid", cost=100)
+    enter(queue, chat, "short-again", cost=10)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["short", "short-again", "mid", "long"]
+
+
+def test_wspt_weighs_priority_against_cost_but_never_crosses_classes(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="wspt")
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low-tiny", cls=LOW, cost=1)
+    enter(queue, chat, "cost20", cost=20)  # 1/20 = 0.05
+    enter(queue, chat, "cost100+9", cost=100, offset=9)  # 10/100 = 0.1
+    enter(queue, chat, "cost10-5", cost=10, offset=-5)  # negative counts as 0: 1/10 = 0.1
+    enter(queue, chat, "high-huge", cls=HIGH, cost=100_000)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["high-huge", "cost100+9", "cost10-5", "cost20", "low-tiny"]
+
+
+# ----- bounded queue --------------------------------------------------------------------------
+
+
+def test_a_full_queue_answers_queue_full_with_a_reason_and_retry_after(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(max_waiters=2)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    enter(queue, chat, "one")
+    enter(queue, chat, "two")
+
+    with pytest.raises(QueueFull) as caught:
+        enter(queue, chat, "three", cls=HIGH)
+
+    assert "full" in caught.value.reason and "2 waiting" in caught.value.reason
+    assert str(caught.value) == caught.value.reason
+    assert caught.value.retry_after >= 1
+    assert queue.waiting == 2 and [w.tag for w in queue.waiters()] == ["one", "two"]
+    assert ("three", "rejected") in rec.outcomes
+
+
+def test_a_full_queue_still_admits_at_once_when_a_slot_is_free(
+    make_queue: Callable[..., AdmissionQueue],
+) -> None:
+    queue = make_queue(max_waiters=1)
+    busy, idle = Slot("busy", max_inflight=1), Slot("idle", max_inflight=1)
+    hold(queue, route("chat", busy))
+    enter(queue, route("chat", busy), "waiting")
+
+    w = enter(queue, route("embed", idle), "fresh")
+
+    assert w.state == ADMITTED
+
+
+def test_a_full_queue_admits_a_newcomer_whose_free_backend_no_waiter_can_use(
+    make_queue: Callable[..., AdmissionQueue],
+) -> None:
+    queue = make_queue(max_waiters=1)
+    a, spare = Slot("a", max_inflight=1), Slot("spare", max_inflight=1)
+    hold(queue, route("chat", a))
+    enter(queue, route("chat", a, fallback=(spare,)), "waits-for-a")
+
+    w = enter(queue, route("embed", spare), "fresh")
+
+    assert w.state == ADMITTED
+
+
+def test_an_estimated_wait_beyond_the_budget_answers_queue_full(
+    make_queue: Callable[..., AdmissionQueue], clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=100)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    waiting = [enter(queue, chat, f"w{i}") for i in range(12)]
+    clock.t = 1
+    running.release()
+    clock.t = 2
+    assert waiting[0].acquired is not None
+    waiting[0].acquired.release()
+    assert queue.waiting == 10  # two admitted in the last second: 2 per second
+
+    with pytest.raises(QueueFull) as caught:
+        enter(queue, chat, "impatient", budget=3)
+    assert "estimated wait (5 s)" in caught.value.reason
+    assert "budget (3 s)" in caught.value.reason
+    assert caught.value.retry_after >= 1
+
+    # Only those of its class or above are ahead of a high request.
+    assert enter(queue, chat, "high", cls=HIGH, budget=3).state == WAITING
+    assert enter(queue, chat, "patient", budget=60).state == WAITING
+
+
+# ----- reroute --------------------------------------------------------------------------------
+
+
+def test_reroute_moves_waiters_onto_a_newly_added_backend(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a = Slot("a", max_inflight=1)
+    (running,) = hold(queue, route("chat", a))
+    enter(queue, route("chat", a), "medium")
+    enter(queue, route("chat", a), "high", cls=HIGH)
+    enter(queue, route("chat", a), "low", cls=LOW)
+    b = Slot("b", max_inflight=1)
+    rebuilt = {"chat": route("chat", a, b)}
+
+    queue.reroute(rebuilt.get)
+
+    assert rec.order == ["high"]
+    high = rec.admitted_waiters[-1]
+    assert high.acquired is not None and high.acquired.backend == "b"
+    assert queue.depth == [1, 1, 0]
+    running.release()
+    assert rec.order == ["high", "medium"]
+    assert all(w.route is rebuilt["chat"] for w in queue.waiters())
+
+
+def test_reroute_fails_the_waiters_of_a_vanished_route_and_keeps_the_others(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a = Slot("a", max_inflight=1)
+    chat, retired = route("chat", a), route("retired", a)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "chat-low", cls=LOW)
+    doomed = enter(queue, retired, "retired-high", cls=HIGH)
+    changes = rec.changes
+
+    queue.reroute({"chat": chat}.get)
+
+    assert doomed.state == FAILED
+    assert ("retired-high", FAILED) in rec.outcomes
+    assert queue.depth == [1, 0, 0] and [w.tag for w in queue.waiters()] == ["chat-low"]
+    assert rec.changes > changes
+    running.release()
+    assert rec.order == ["chat-low"]
+
+
+def test_reroute_tells_the_observer_when_it_fails_the_last_waiters(
+    queue: AdmissionQueue, rec: Recorder
+) -> None:
+    a = Slot("a", max_inflight=1)
+    hold(queue, route("retired", a))
+    enter(queue, route("retired", a), "doomed")
+    changes = rec.changes
+
+    queue.reroute(lambda key: None)
+
+    assert queue.waiting == 0
+    assert rec.changes > changes, "a depth gauge would still show the failed waiter"
+
+
+async def test_route_or_wait_raises_route_gone_when_the_route_vanishes() -> None:
+    queue = AdmissionQueue()
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    w = queue.waiter(chat, budget=30)
+    task = asyncio.create_task(route_or_wait(queue, w))
+    await asyncio.sleep(0.01)
+
+    queue.reroute(lambda key: None)
+
+    with pytest.raises(RouteGone):
+        await task
+    assert queue.waiting == 0 and queue.waiters() == []
+
+
+def test_reroute_keeps_order_and_deadlines(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    a = Slot("a", max_inflight=1)
+    (running,) = hold(queue, route("chat", a))
+    for i, cls in enumerate([LOW, HIGH, MEDIUM, HIGH]):
+        clock.t = float(i)
+        enter(queue, route("chat", a), f"{cls}-{i}", cls=cls, budget=10)
+    queue.reroute({"chat": route("chat", a)}.get)
+    clock.t = 10.5  # "0-0" (deadline 10) is overdue
+    queue.dispatch_pass()
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["2-1", "2-3", "1-2"]
+
+
+# ----- views for metrics ----------------------------------------------------------------------
+
+
+def test_oldest_wait_reports_the_longest_waiting_request_overall_and_per_class(
+    queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    low = enter(queue, chat, "low", cls=LOW)
+    clock.t = 5
+    enter(queue, chat, "high", cls=HIGH)
+    clock.t = 12
+
+    assert queue.oldest_wait() == 12
+    assert queue.oldest_wait(LOW) == 12
+    assert queue.oldest_wait(HIGH) == 7
+    assert queue.oldest_wait(MEDIUM) == 0
+    queue.cancel(low)
+    assert queue.oldest_wait() == 7
+
+
+def test_oldest_wait_counts_a_retry_from_its_first_arrival(
+    queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    first = enter(queue, chat, "first")
+    hold(queue, chat)
+    clock.t = 3
+    enter(queue, chat, "later")
+    retry = queue.retry_waiter(first, first.acquired.backend)  # type: ignore[union-attr]
+    queue.submit(retry)
+    clock.t = 10
+    assert retry.state == WAITING
+    assert queue.oldest_wait() == 10
+
+
+def test_waiters_lists_live_waiters_in_arrival_order(
+    queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    tags = []
+    for i, cls in enumerate([LOW, HIGH, MEDIUM]):
+        clock.t = float(i)
+        tags.append(enter(queue, chat, f"w{i}", cls=cls).tag)
+    assert [w.tag for w in queue.waiters()] == tags
+
+
+def test_a_waiter_records_how_long_it_waited(
+    queue: AdmissionQueue, rec: Recorder, clock: FakeClock
+) -> None:
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    w = enter(queue, chat, "w")
+    clock.t = 2.5
+    running.release()
+    assert w.waited == 2.5 and w.admitted_at == 2.5
+
+
+# ----- scale sanity (order, not timing) -------------------------------------------------------
+
+
+def test_ten_thousand_waiters_in_fifty_groups_on_ten_backends_are_admitted_in_strict_order(
+    clock: FakeClock,
+) -> None:
+    rng = random.Random(7)
+    rec = Recorder()
+    queue = AdmissionQueue(clock=clock, observer=rec)
+    slots = [Slot(f"b{i}", max_inflight=1) for i in range(10)]
+    routes = [route(f"r{i}", *rng.sample(slots, rng.randint(1, 4))) for i in range(50)]
+    for s in slots:
+        hold(queue, route(f"pin-{s.name}", s))
+    assert all(s.inflight == 1 for s in slots)
+
+    by_route: dict[str, list[Waiter]] = {str(r.key): [] for r in routes}
+    for i in range(10_000):
+        clock.t = i / 1000
+        r = rng.choice(routes)
+        w = enter(queue, r, i, cls=rng.choice((LOW, MEDIUM, HIGH)), offset=rng.randint(-3, 3))
+        by_route[str(r.key)].append(w)
+    assert queue.waiting == 10_000
+
+    # The reference: each route's waiters in (class, offset, arrival) order.
+    for ws in by_route.values():
+        ws.sort(key=lambda w: (-w.cls, -w.offset, w.arrival))
+    next_of = dict.fromkeys(by_route, 0)
+    routes_on = {s.name: [str(r.key) for r in routes if any(t.slot is s for t in r.primary)] for s in slots}
+
+    running = [a for a in (w.acquired for w in rec.admitted_waiters) if a is not None]
+    admitted = 0
+    while running:
+        acq = running.pop(rng.randrange(len(running)))
+        backend = acq.backend
+        candidates = [
+            by_route[k][next_of[k]] for k in routes_on[backend] if next_of[k] < len(by_route[k])
+        ]
+        expected = min(candidates, key=lambda w: (-w.cls, -w.offset, w.arrival), default=None)
+        before = len(rec.admitted_waiters)
+        acq.release()
+        if expected is None:
+            assert len(rec.admitted_waiters) == before
+            continue
+        got = rec.admitted_waiters[-1]
+        assert got is expected, f"on {backend}: admitted {got.tag}, expected {expected.tag}"
+        next_of[str(expected.route.key)] += 1
+        assert got.acquired is not None
+        running.append(got.acquired)
+        admitted += 1
+
+    assert admitted == 10_000
+    assert queue.waiting == 0 and queue.waiters() == []
+    assert all(s.inflight == 0 for s in slots)

@@ -1,0 +1,533 @@
+"""The simulated engine, driven over a real loopback socket."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict
+from typing import Any
+
+import aiohttp
+import httpx
+import pytest
+
+from gateway.sim import SimConfig, SimServer, serve
+
+# Small and instant by default: each test asks for delays only where it observes time.
+BASE = SimConfig(tokens=4, token_delay=0.0)
+HELLO = [{"role": "user", "content": "hello brave new world"}]
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[SimServer]:
+    with SimServer(SimConfig(**asdict(BASE))) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def fresh_engine(sim: SimServer) -> None:
+    httpx.post(f"{sim.url}/sim/config", json=asdict(BASE)).raise_for_status()
+    httpx.post(f"{sim.url}/sim/reset").raise_for_status()
+
+
+@pytest.fixture
+async def client(sim: SimServer) -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession(base_url=sim.url) as session:
+        yield session
+
+
+async def configure(client: aiohttp.ClientSession, **changes: Any) -> dict[str, Any]:
+    async with client.post("/sim/config", json=changes) as resp:
+        assert resp.status == 200, await resp.text()
+        state: dict[str, Any] = await resp.json()
+        return state
+
+
+async def stats(client: aiohttp.ClientSession) -> dict[str, int]:
+    async with client.get("/sim/stats") as resp:
+        result: dict[str, int] = await resp.json()
+        return result
+
+
+async def wait_for_stats(client: aiohttp.ClientSession, **expected: int) -> dict[str, int]:
+    deadline = time.monotonic() + 3
+    while True:
+        current = await stats(client)
+        if all(current[k] == v for k, v in expected.items()):
+            return current
+        assert time.monotonic() < deadline, f"stats stayed {current}, wanted {expected}"
+        await asyncio.sleep(0.005)
+
+
+async def chat(client: aiohttp.ClientSession, **body: Any) -> tuple[int, dict[str, Any]]:
+    async with client.post(
+        "/v1/chat/completions", json={"model": "sim-small", "messages": HELLO, **body}
+    ) as resp:
+        return resp.status, await resp.json()
+
+
+async def sse_events(resp: aiohttp.ClientResponse) -> list[tuple[float, str]]:
+    """The `data:` payloads of a stream, each with the time it arrived."""
+    events = []
+    async for line in resp.content:
+        if line.startswith(b"data: "):
+            events.append((time.monotonic(), line[6:].decode().strip()))
+    return events
+
+
+def assert_envelope(body: dict[str, Any], code: str) -> None:
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"message", "type", "param", "code"}
+    assert body["error"]["code"] == code
+
+
+async def test_the_models_are_listed_in_the_openai_shape(client: aiohttp.ClientSession) -> None:
+    for path in ("/v1/models", "/models"):
+        async with client.get(path) as resp:
+            assert resp.status == 200
+            body = await resp.json()
+        assert body["object"] == "list"
+        assert [m["id"] for m in body["data"]] == ["sim-small", "sim-large"]
+        assert {m["owned_by"] for m in body["data"]} == {"aiplane-sim"}
+        assert {m["object"] for m in body["data"]} == {"model"}
+
+
+async def test_health_and_version_answer_without_a_key(client: aiohttp.ClientSession) -> None:
+    await configure(client, api_key="secret")
+    async with client.get("/health") as resp:
+        assert (resp.status, await resp.text()) == (200, "{}")
+    async with client.get("/version") as resp:
+        assert await resp.json() == {"version": "sim-1.0"}
+
+
+async def test_a_chat_completion_returns_the_exact_tokens_and_usage(
+    client: aiohttp.ClientSession,
+) -> None:
+    status, body = await chat(client, model="sim-large")
+    assert status == 200
+    assert body["object"] == "chat.completion"
+    assert body["model"] == "sim-large"
+    choice = body["choices"][0]
+    assert choice["message"] == {"role": "assistant", "content": "tok0 tok1 tok2 tok3 "}
+    assert choice["finish_reason"] == "stop"
+    assert body["usage"] == {"prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8}
+
+
+async def test_a_smaller_max_tokens_cuts_the_answer_with_length(
+    client: aiohttp.ClientSession,
+) -> None:
+    _, body = await chat(client, max_tokens=2)
+    assert body["choices"][0]["message"]["content"] == "tok0 tok1 "
+    assert body["choices"][0]["finish_reason"] == "length"
+    assert body["usage"]["completion_tokens"] == 2
+    _, body = await chat(client, max_completion_tokens=1)
+    assert body["choices"][0]["message"]["content"] == "tok0 "
+
+
+async def test_a_stream_arrives_chunk_by_chunk(client: aiohttp.ClientSession) -> None:
+    await configure(client, token_delay=0.03)
+    async with client.post(
+        "/v1/chat/completions",
+        json={
+            "model": "sim-small",
+            "messages": HELLO,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        },
+    ) as resp:
+        assert resp.status == 200
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        events = await sse_events(resp)
+    assert events[-1][1] == "[DONE]"
+    chunks = [json.loads(data) for _, data in events[:-1]]
+    tokens, final, usage = chunks[:4], chunks[4], chunks[5]
+    assert len(chunks) == 6
+    assert "".join(c["choices"][0]["delta"]["content"] for c in tokens) == "tok0 tok1 tok2 tok3 "
+    assert tokens[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert {c["object"] for c in chunks} == {"chat.completion.chunk"}
+    assert {c["model"] for c in chunks} == {"sim-small"}
+    assert final["choices"][0]["finish_reason"] == "stop"
+    assert usage["choices"] == []
+    assert usage["usage"] == {"prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8}
+    # Three gaps of 30 ms between the token chunks: they were not sent as one buffer.
+    arrivals = [at for at, _ in events[:4]]
+    assert arrivals[-1] - arrivals[0] >= 0.06
+    assert all(later > earlier for earlier, later in itertools.pairwise(arrivals))
+
+
+async def test_a_stream_without_include_usage_has_no_usage_chunk(
+    client: aiohttp.ClientSession,
+) -> None:
+    async with client.post(
+        "/v1/chat/completions",
+        json={"model": "sim-small", "messages": HELLO, "stream": True, "max_tokens": 3},
+    ) as resp:
+        events = await sse_events(resp)
+    assert [data for _, data in events][-1] == "[DONE]"
+    chunks = [json.loads(data) for _, data in events[:-1]]
+    assert len(chunks) == 4
+    assert chunks[-1]["choices"][0]["finish_reason"] == "length"
+    assert all("usage" not in c for c in chunks)
+
+
+async def test_completions_answer_plain_and_streamed(client: aiohttp.ClientSession) -> None:
+    async with client.post(
+        "/v1/completions", json={"model": "sim-small", "prompt": "once upon a time"}
+    ) as resp:
+        body = await resp.json()
+    assert body["object"] == "text_completion"
+    assert body["choices"][0]["text"] == "tok0 tok1 tok2 tok3 "
+    assert body["usage"] == {"prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8}
+    async with client.post(
+        "/v1/completions",
+        json={
+            "model": "sim-small",
+            "prompt": ["a b", "c"],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        },
+    ) as resp:
+        events = await sse_events(resp)
+    chunks = [json.loads(data) for _, data in events[:-1]]
+    assert "".join(c["choices"][0]["text"] for c in chunks[:4]) == "tok0 tok1 tok2 tok3 "
+    assert chunks[4]["choices"][0]["finish_reason"] == "stop"
+    assert chunks[5]["usage"]["prompt_tokens"] == 3
+
+
+async def test_embeddings_are_deterministic_vectors_of_eight(
+    client: aiohttp.ClientSession,
+) -> None:
+    async def embed(value: str | list[str]) -> dict[str, Any]:
+        async with client.post(
+            "/v1/embeddings", json={"model": "sim-large", "input": value}
+        ) as resp:
+            assert resp.status == 200
+            body: dict[str, Any] = await resp.json()
+            return body
+
+    both = await embed(["red fox", "blue whale"])
+    alone = await embed("red fox")
+    assert both["object"] == "list"
+    assert both["model"] == "sim-large"
+    assert [d["index"] for d in both["data"]] == [0, 1]
+    vectors = [d["embedding"] for d in both["data"]]
+    assert all(len(v) == 8 and all(-1 <= x <= 1 for x in v) for v in vectors)
+    assert vectors[0] != vectors[1]
+    assert alone["data"][0]["embedding"] == vectors[0]
+    assert both["usage"] == {"prompt_tokens": 4, "total_tokens": 4}
+
+
+async def test_an_unknown_model_is_a_404_envelope(client: aiohttp.ClientSession) -> None:
+    status, body = await chat(client, model="gpt-nothing")
+    assert status == 404
+    assert_envelope(body, "model_not_found")
+    assert body["error"]["param"] == "model"
+
+
+async def test_bad_json_is_a_400_envelope(client: aiohttp.ClientSession) -> None:
+    async with client.post("/v1/chat/completions", data=b"{not json") as resp:
+        assert resp.status == 400
+        assert_envelope(await resp.json(), "invalid_json")
+
+
+async def test_an_api_key_is_required_once_configured(client: aiohttp.ClientSession) -> None:
+    await configure(client, api_key="sk-sim")
+    for headers in ({}, {"Authorization": "Bearer wrong"}):
+        async with client.post(
+            "/v1/chat/completions",
+            json={"model": "sim-small", "messages": HELLO},
+            headers=headers,
+        ) as resp:
+            assert resp.status == 401
+            assert_envelope(await resp.json(), "invalid_api_key")
+    async with client.get("/v1/models") as resp:
+        assert resp.status == 401
+    async with client.post(
+        "/v1/chat/completions",
+        json={"model": "sim-small", "messages": HELLO},
+        headers={"Authorization": "Bearer sk-sim"},
+    ) as resp:
+        assert resp.status == 200
+
+
+async def test_one_slot_runs_one_request_at_a_time(client: aiohttp.ClientSession) -> None:
+    await configure(client, slots=1, token_delay=0.01)
+    results = await asyncio.gather(chat(client), chat(client))
+    assert [status for status, _ in results] == [200, 200]
+    current = await stats(client)
+    assert current["max_inflight_seen"] == 1
+    assert current["total"] == 2
+    assert (current["inflight"], current["waiting"]) == (0, 0)
+
+
+async def test_several_slots_run_requests_side_by_side(client: aiohttp.ClientSession) -> None:
+    await configure(client, slots=3, token_delay=0.01)
+    await asyncio.gather(*(chat(client) for _ in range(3)))
+    assert (await stats(client))["max_inflight_seen"] == 3
+
+
+async def test_raising_slots_at_run_time_admits_the_waiting_requests(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, slots=0)
+    waiting = asyncio.create_task(chat(client))
+    await wait_for_stats(client, waiting=1, inflight=0)
+    await configure(client, slots=1)
+    status, _ = await waiting
+    assert status == 200
+
+
+async def hold_the_slot(client: aiohttp.ClientSession) -> aiohttp.ClientResponse:
+    """Start a stream far longer than any test and return once it is generating."""
+    resp = await client.post(
+        "/v1/chat/completions",
+        json={"model": "sim-small", "messages": HELLO, "stream": True, "max_tokens": 10_000},
+    )
+    assert (await resp.content.readline()).startswith(b"data: ")
+    return resp
+
+
+async def finish_order(client: aiohttp.ClientSession, queued: list[tuple[str, int]]) -> list[str]:
+    """Queue short requests behind a held slot, one after another, then free the slot."""
+    holder = await hold_the_slot(client)
+    finished: list[str] = []
+
+    async def run(name: str, priority: int) -> None:
+        status, _ = await chat(client, priority=priority, max_tokens=2)
+        assert status == 200
+        finished.append(name)
+
+    tasks = []
+    for count, (name, priority) in enumerate(queued, start=1):
+        tasks.append(asyncio.create_task(run(name, priority)))
+        await wait_for_stats(client, waiting=count)
+    holder.close()
+    await asyncio.gather(*tasks)
+    return finished
+
+
+@pytest.mark.parametrize(
+    ("style", "first"),
+    [("sglang", "high"), ("vllm", "low")],
+)
+async def test_priority_scheduling_admits_in_the_engines_direction(
+    client: aiohttp.ClientSession, style: str, first: str
+) -> None:
+    await configure(
+        client, slots=1, tokens=20, token_delay=0.01, priority_scheduling=True, server_info=style
+    )
+    finished = await finish_order(client, [("low", 1), ("high", 10)])
+    assert finished == [first, "low" if first == "high" else "high"]
+
+
+async def test_sglang_low_first_flips_the_direction(client: aiohttp.ClientSession) -> None:
+    await configure(
+        client,
+        slots=1,
+        tokens=20,
+        token_delay=0.01,
+        priority_scheduling=True,
+        server_info="sglang",
+        sglang_low_first=True,
+    )
+    finished = await finish_order(client, [("high", 10), ("low", 1)])
+    assert finished == ["low", "high"]
+
+
+async def test_without_priority_scheduling_waiters_keep_arrival_order(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, slots=1, tokens=20, token_delay=0.01, server_info="sglang")
+    finished = await finish_order(client, [("low", 1), ("high", 10), ("mid", 5)])
+    assert finished == ["low", "high", "mid"]
+
+
+async def test_a_client_disconnect_mid_stream_is_cancelled_and_frees_the_slot(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, slots=1, tokens=50, token_delay=0.02)
+    resp = await hold_the_slot(client)
+    resp.close()
+    await wait_for_stats(client, cancelled=1, inflight=0)
+    async with client.get("/sim/requests") as listing:
+        (record,) = await listing.json()
+    assert record["cancelled"] is True
+    assert record["finished"] is not None
+    # The slot is free again: a fresh request is admitted at once.
+    status, _ = await chat(client, max_tokens=1)
+    assert status == 200
+
+
+async def test_a_client_that_leaves_the_waiting_queue_is_cancelled(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, slots=1, tokens=50, token_delay=0.02)
+    holder = await hold_the_slot(client)
+    waiter = await client.post(
+        "/v1/chat/completions", json={"model": "sim-small", "messages": HELLO, "stream": True}
+    )
+    await wait_for_stats(client, waiting=1)
+    waiter.close()
+    current = await wait_for_stats(client, waiting=0, cancelled=1)
+    # The holder kept its slot: the leaving waiter never ran.
+    assert (current["inflight"], current["max_inflight_seen"]) == (1, 1)
+    holder.close()
+    await wait_for_stats(client, inflight=0, cancelled=2)
+
+
+async def test_fail_next_fails_that_many_posts_before_any_byte(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, fail_next=2, fail_status=503)
+    async with client.get("/v1/models") as resp:
+        assert resp.status == 200  # only POSTs are failed
+    for _ in range(2):
+        status, body = await chat(client)
+        assert status == 503
+        assert_envelope(body, "sim_injected_failure")
+        assert body["error"]["type"] == "server_error"
+    status, _ = await chat(client)
+    assert status == 200
+
+
+async def test_the_x_sim_fail_header_answers_that_status(client: aiohttp.ClientSession) -> None:
+    async with client.post(
+        "/v1/embeddings",
+        json={"model": "sim-small", "input": "x"},
+        headers={"x-sim-fail": "502"},
+    ) as resp:
+        assert resp.status == 502
+        assert_envelope(await resp.json(), "sim_injected_failure")
+
+
+async def test_server_info_reports_sglang_scheduling(client: aiohttp.ClientSession) -> None:
+    async with client.get("/server_info") as resp:
+        assert resp.status == 404
+    await configure(
+        client,
+        server_info="sglang",
+        slots=6,
+        sglang_schedule_policy="lof",
+        sglang_low_first=True,
+        sglang_priority=True,
+    )
+    async with client.get("/server_info") as resp:
+        info = await resp.json()
+    assert info["version"] == "0.4.6-sim"
+    assert info["enable_priority_scheduling"] is True
+    assert info["schedule_policy"] == "lof"
+    assert info["schedule_low_priority_values_first"] is True
+    assert info["max_running_requests"] == 6
+
+
+async def test_requests_are_recorded_with_headers_and_body(
+    client: aiohttp.ClientSession,
+) -> None:
+    await chat(client, priority=3)
+    async with client.post(
+        "/v1/chat/completions", data=b"oops", headers={"X-Trace": "abc"}
+    ) as resp:
+        assert resp.status == 400
+    async with client.get("/sim/requests") as resp:
+        first, second = await resp.json()
+    assert first["path"] == "/v1/chat/completions"
+    assert first["body"]["priority"] == 3
+    assert first["headers"]["content-type"] == "application/json"
+    assert first["status"] == 200
+    assert first["cancelled"] is False
+    assert first["started"] <= first["finished"]
+    assert second["body"] is None
+    assert second["headers"]["x-trace"] == "abc"
+    assert second["status"] == 400
+    await client.post("/sim/reset")
+    async with client.get("/sim/requests") as resp:
+        assert await resp.json() == []
+    assert (await stats(client))["total"] == 0
+
+
+async def test_the_config_endpoint_rejects_unknown_or_mistyped_settings(
+    client: aiohttp.ClientSession,
+) -> None:
+    rejected = (
+        {"flavour": 1},
+        {"slots": "four"},
+        {"slots": True},
+        {"tokens": -1},
+        {"server_info": "x"},
+        {"fail_status": 200},
+    )
+    for change in rejected:
+        async with client.post("/sim/config", json=change) as resp:
+            assert resp.status == 400
+            assert_envelope(await resp.json(), "invalid_setting")
+    state = await configure(client, models=["only"], token_delay=1)
+    assert state["models"] == ["only"]
+    assert state["token_delay"] == 1.0
+    status, _ = await chat(client, model="sim-small")
+    assert status == 404
+
+
+async def test_serve_runs_inside_the_current_event_loop() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    task = asyncio.create_task(serve(SimConfig(models=["in-loop"]), "127.0.0.1", port))
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            for _ in range(200):
+                try:
+                    resp = await http.get("/v1/models")
+                    break
+                except httpx.ConnectError:
+                    await asyncio.sleep(0.01)
+            assert [m["id"] for m in resp.json()["data"]] == ["in-loop"]
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+def test_the_command_line_serves_the_given_models() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # A fixed argument list of our own module: nothing untrusted reaches the command.
+    process = subprocess.Popen(  # noqa: S603
+        [
+            sys.executable,
+            "-m",
+            "gateway.sim",
+            "--port",
+            str(port),
+            "--models",
+            "a,b",
+            "--server-info",
+            "sglang",
+            "--slots",
+            "2",
+            "--token-delay-ms",
+            "0",
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                models = httpx.get(f"http://127.0.0.1:{port}/v1/models").json()
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline and process.poll() is None
+                time.sleep(0.02)
+        assert [m["id"] for m in models["data"]] == ["a", "b"]
+        info = httpx.get(f"http://127.0.0.1:{port}/server_info").json()
+        assert info["max_running_requests"] == 2
+    finally:
+        process.terminate()
+        process.wait(5)
