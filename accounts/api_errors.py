@@ -71,9 +71,12 @@ def _first_error(detail: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ..
         for key, value in detail.items():
             return _first_error(value, (*path, str(key)))
     if isinstance(detail, list):
-        for value in detail:
-            if value:  # ListSerializer reports {} for the items that were fine
-                return _first_error(value, path)
+        for index, value in enumerate(detail):
+            if not value:
+                continue  # ListSerializer reports {} for the items that were fine
+            if isinstance(value, Mapping):
+                return _first_error(value, (*path, str(index)))
+            return _first_error(value, path)
     return path, detail
 
 

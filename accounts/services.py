@@ -114,14 +114,19 @@ def token_delete(*, token: ApiToken) -> None:
     token.delete()
 
 
-def _ensure_an_administrator_remains() -> None:
-    """Refuse (and so roll back) a change that would lock every administrator out."""
+def _administrator_exists() -> bool:
     active = User.objects.filter(is_active=True)
     if active.filter(Q(is_superuser=True) | Q(gateway_groups__is_admin=True)).exists():
-        return
-    if GatewayGroup.objects.filter(is_admin=True, is_default=True).exists() and active.exists():
-        return
-    raise ApiError(409, "last_administrator", "This change would leave no active administrator.")
+        return True
+    return GatewayGroup.objects.filter(is_admin=True, is_default=True).exists() and active.exists()
+
+
+def _refuse_losing_the_last_administrator(*, had_one: bool) -> None:
+    """Raise (and so roll back the change) when it removed the last active administrator."""
+    if had_one and not _administrator_exists():
+        raise ApiError(
+            409, "last_administrator", "This change would leave no active administrator."
+        )
 
 
 @transaction.atomic
@@ -132,6 +137,7 @@ def group_put(
     members: Sequence[str] | None = None,
 ) -> tuple[GatewayGroup, bool]:
     """Create or update a group by name; omitted fields keep their value (or the default)."""
+    had_admin = _administrator_exists()
     users: list[Any] = []
     if members is not None:
         wanted = set(members)
@@ -148,14 +154,15 @@ def group_put(
         group.save()
     if members is not None:
         group.members.set(users)
-    _ensure_an_administrator_remains()
+    _refuse_losing_the_last_administrator(had_one=had_admin)
     return group, created
 
 
 @transaction.atomic
 def group_delete(*, group: GatewayGroup) -> None:
+    had_admin = _administrator_exists()
     group.delete()
-    _ensure_an_administrator_remains()
+    _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
 def _set_password(user: Any, password: str) -> None:
@@ -196,6 +203,7 @@ def user_update(
     is_active: bool | None = None,
     password: str | None = None,
 ) -> Any:
+    had_admin = _administrator_exists()
     if username is not None:
         _check_username_free(username, exclude_pk=user.pk)
         user.username = username
@@ -206,14 +214,15 @@ def user_update(
     if password is not None:
         _set_password(user, password)
     user.save()
-    _ensure_an_administrator_remains()
+    _refuse_losing_the_last_administrator(had_one=had_admin)
     return user
 
 
 @transaction.atomic
 def user_delete(*, user: Any) -> None:
+    had_admin = _administrator_exists()
     user.delete()
-    _ensure_an_administrator_remains()
+    _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
 @transaction.atomic

@@ -28,15 +28,25 @@ class SettingSpec:
 CATALOG: tuple[SettingSpec, ...] = (
     SettingSpec("gateway.priority_enabled", "bool", False, "access.gateway"),
     SettingSpec(
-        "gateway.priority_default", "choice", "medium", "access.gateway",
+        "gateway.priority_default",
+        "choice",
+        "medium",
+        "access.gateway",
         choices=("low", "medium", "high"),
     ),
-    SettingSpec("gateway.upstream_wait_secs", "int", 120, "access.gateway", minimum=0, maximum=3600),
     SettingSpec(
-        "gateway.scheduler", "choice", "strict", "access.gateway",
+        "gateway.upstream_wait_secs", "int", 120, "access.gateway", minimum=0, maximum=3600
+    ),
+    SettingSpec(
+        "gateway.scheduler",
+        "choice",
+        "strict",
+        "access.gateway",
         choices=("strict", "serial", "fcfs", "wspt"),
     ),
-    SettingSpec("gateway.aging_divisor_secs", "int", 60, "access.gateway", minimum=0, maximum=86400),
+    SettingSpec(
+        "gateway.aging_divisor_secs", "int", 60, "access.gateway", minimum=0, maximum=86400
+    ),
     SettingSpec("gateway.affinity_bonus", "int", 10, "access.gateway", minimum=0, maximum=99),
     SettingSpec("gateway.max_waiters", "int", 0, "access.gateway", minimum=0, maximum=1_000_000),
     SettingSpec("activity.retention_days", "int", 30, "observability", minimum=1, maximum=3650),

@@ -1,4 +1,4 @@
-"""Fluent catalogs for the browser UI: one bundle per language, loaded once, shared by templates and JS.
+"""Fluent catalogs of the browser UI: one bundle per language, loaded once, for templates and JS.
 
 The layout is `locale/<lang>/<surface>.ftl`. Templates read messages through the `{% t %}` tag
 (`aiplane.templatetags.fluent`), page scripts through the dictionary served at `/i18n/<lang>.js`,
@@ -184,7 +184,7 @@ def _profile_language(request: Any) -> str | None:
 
 
 def language_for(request: Any) -> str:
-    """The UI language: the signed-in person's choice, else the `lang` cookie, else the browser's."""
+    """The UI language: the person's saved choice, else the `lang` cookie, else the browser's."""
     chosen = _profile_language(request)
     if chosen:
         return chosen

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -83,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "aiplane.urls"
@@ -166,7 +168,7 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 # Operator knobs that are process-wide (not in the settings catalog).
 AIPLANE_CALLER_CACHE_TTL = float(env_str("AIPLANE_CALLER_CACHE_TTL", "30"))
 AIPLANE_ENCRYPTION_KEY = env_str("AIPLANE_ENCRYPTION_KEY", "")
-AIPLANE_SIM_URL = env_str("AIPLANE_SIM_URL", "")
+AIPLANE_METRICS_TOKEN = env_str("AIPLANE_METRICS_TOKEN", "")  # empty: /metrics is open
 
 LOGGING = {
     "version": 1,

@@ -3,10 +3,12 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from aiplane.metrics_view import metrics
+
 urlpatterns = [
     path("api/v0/openapi.json", SpectacularAPIView.as_view(), name="openapi"),
     path("api/v0/", include("accounts.urls")),
     path("api/v0/", include("gateway.urls")),
-    path("", include("django_prometheus.urls")),
+    path("metrics", metrics, name="prometheus-django-metrics"),
     path("", include("aiplane.ui_urls")),
 ]

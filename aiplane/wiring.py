@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import Awaitable, Callable
 from importlib import import_module
@@ -22,8 +23,9 @@ from gateway.topology import load_topology, save_discovery
 
 log = logging.getLogger("aiplane")
 
-ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]],
-                   Awaitable[None]]
+ASGIApp = Callable[
+    [dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]
+]
 
 
 def _session_user_id(session_key: str) -> int | None:
@@ -56,13 +58,35 @@ async def _flush_usage_loop() -> None:
             log.exception("could not store token last-used times")
 
 
+async def _prune_activity_loop() -> None:
+    """Apply activity.retention_days hourly (and once at start)."""
+    from aiplane.catalog import setting
+
+    def prune() -> int:
+        return activity.prune(setting("activity.retention_days"))
+
+    while True:
+        try:
+            await sync_to_async(prune, thread_sensitive=False)()
+        except Exception:
+            log.exception("could not prune old activity records")
+        await asyncio.sleep(3600)
+
+
+def observability_enabled() -> bool:
+    """AIPLANE_OBSERVABILITY=off drops activity records (for measuring their cost)."""
+    import os
+
+    return os.environ.get("AIPLANE_OBSERVABILITY", "on").lower() not in {"off", "0", "false"}
+
+
 def build_runtime() -> tuple[Runtime, activity.Recorder]:
-    recorder = activity.Recorder(_write_activity)
+    recorder = activity.Recorder(_write_activity if observability_enabled() else None)
     runtime = Runtime(
         load_topology=load_topology,
         load_settings=all_settings,
         save_discovery=save_discovery,
-        jobs=[recorder.run, _flush_usage_loop],
+        jobs=[recorder.run, _flush_usage_loop, _prune_activity_loop],
     )
     on_settings_changed(runtime.apply_settings_threadsafe)
     return runtime, recorder
@@ -73,8 +97,10 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
     from channels.routing import URLRouter
     from django.urls import path
 
+    from gateway import metrics
     from gateway.consumers import QueueConsumer
 
+    metrics.register()
     runtime, recorder = build_runtime()
     gateway = GatewayApp(
         runtime,
@@ -111,6 +137,10 @@ async def _lifespan(runtime: Runtime, receive: Any, send: Any) -> None:
         if message["type"] == "lifespan.startup":
             try:
                 await runtime.ensure_started()
+                # Everything loaded so far lives for the whole process: keep the collector from
+                # walking it on every full collection (those walks are the p99 latency spikes).
+                gc.collect()
+                gc.freeze()
             except Exception as err:
                 log.exception("gateway start-up failed")
                 await send({"type": "lifespan.startup.failed", "message": str(err)})

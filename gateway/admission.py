@@ -204,16 +204,25 @@ class _Group:
     excluded: frozenset[str]
     affinity: str | None
     heap: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    # serial only: the same waiters in plain (class, offset, arrival) order, so a dispatch can
+    # tell whether aging or affinity changed its pick; aging reorders inside one group too.
+    plain: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
     live: int = 0
 
     def head(self) -> Waiter | None:
-        heap = self.heap
-        while heap:
-            w = heap[0][1]
-            if w.state == WAITING:
-                return w
-            heapq.heappop(heap)  # lazily drop waiters that left
-        return None
+        return _live_top(self.heap)
+
+    def plain_head(self) -> Waiter | None:
+        return _live_top(self.plain)
+
+
+def _live_top(heap: list[tuple[tuple[float, float, int], Waiter]]) -> Waiter | None:
+    while heap:
+        w = heap[0][1]
+        if w.state == WAITING:
+            return w
+        heapq.heappop(heap)  # lazily drop waiters that left
+    return None
 
 
 @dataclass(slots=True)
@@ -363,6 +372,11 @@ class AdmissionQueue:
             w = heapq.heappop(dl)[-1]
             if w.state == WAITING:
                 self._remove(w, EXPIRED)
+        if len(dl) > 1024 and len(dl) > 4 * self.waiting:
+            # Admitted waiters linger here until their deadline; drop them rather than keep
+            # (throughput x budget) finished requests alive.
+            self._deadlines = dl = [e for e in dl if e[-1].state == WAITING]
+            heapq.heapify(dl)
         admitted = 0
         heads: list[tuple[tuple[float, float, int], int, _Group]] = []
         for g in self._groups.values():
@@ -455,7 +469,7 @@ class AdmissionQueue:
             route._rr += 1
             return free[route._rr % len(free)]
         # least_inflight: lowest load relative to capacity and weight; ties keep topology order.
-        return min(free, key=lambda t: (t.slot.inflight / (t.slot.max_inflight * t.slot.weight)))
+        return min(free, key=lambda t: t.slot.inflight / (t.slot.max_inflight * t.slot.weight))
 
     def _contended(self, slot: Slot) -> bool:
         """Does anyone already wait who could use this backend now? Then a newcomer takes its turn.
@@ -512,6 +526,8 @@ class AdmissionQueue:
         w.group = g
         w.state = WAITING
         heapq.heappush(g.heap, (w.key, w))
+        if self.config.name == "serial":
+            heapq.heappush(g.plain, (w.plain_key, w))
         self._count(w, +1)
         if rearm_deadline and w.deadline != float("inf"):
             heapq.heappush(self._deadlines, (w.deadline, w.seq, id(w), w))
@@ -571,7 +587,7 @@ class AdmissionQueue:
         if groups is None:
             return
         serial = self.config.name == "serial"
-        bonus = self.config.affinity_bonus if serial else 0.0
+        bonus = max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
         while slot.free:
             best: Waiter | None = None
             best_key: tuple[float, float, int] | None = None
@@ -586,14 +602,21 @@ class AdmissionQueue:
                     continue
                 key = h.key
                 if bonus and g.affinity == slot.name:
-                    key = (key[0] - bonus, key[1], key[2])
+                    # Never past the band's ceiling (anchor + 49): offsets span 98 of the 100
+                    # between anchors, so an unbounded bonus would lift a waiter across a band.
+                    key = (key[0] - max(0.0, min(bonus, 49 - h.offset)), key[1], key[2])
                 if best_key is None or key < best_key:
                     best, best_key, best_target = h, key, target
-                if plain_best is None or h.plain_key < plain_best.plain_key:
-                    plain_best = h
+                if serial:
+                    p = g.plain_head()
+                    if p is not None and (plain_best is None or p.plain_key < plain_best.plain_key):
+                        plain_best = p
             if best is None or best_target is None:
                 return
-            self._admit(best, best_target, immediate=False, reordered=best is not plain_best)
+            # Only aging and affinity (serial) count as a reorder; the other schedulers' keys
+            # are their policy, not a departure from it.
+            reordered = serial and plain_best is not None and best is not plain_best
+            self._admit(best, best_target, immediate=False, reordered=reordered)
 
 
 def _target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:

@@ -154,3 +154,71 @@ class AdminQueueApi(APIView):
         from gateway.live import queue_state
 
         return Response(queue_state())
+
+
+ACTIVITY_FIELDS = (
+    "at", "username", "token_id", "token_name", "model", "path", "backend", "priority_class",
+    "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status", "duration_ms",
+)  # fmt: skip
+
+
+class AdminActivityApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Activity records, newest first",
+        description=(
+            "Filters: user (username), token (id), model, class (low|medium|high), outcome, "
+            "since and until (ISO 8601). Pages: page (from 1) and page_size (at most 500)."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        from django.utils.dateparse import parse_datetime
+
+        from gateway.models import ActivityRecord
+
+        q = request.query_params
+        records = ActivityRecord.objects.all()
+        if q.get("user"):
+            records = records.filter(username=q["user"])
+        if q.get("token"):
+            if not q["token"].isdigit():
+                raise ApiError(400, "invalid_filter", "token must be a token id.", "token")
+            records = records.filter(token_id=int(q["token"]))
+        if q.get("model"):
+            records = records.filter(model=q["model"])
+        if q.get("class"):
+            if q["class"] not in ("low", "medium", "high"):
+                raise ApiError(400, "invalid_filter", "class must be low, medium or high.", "class")
+            records = records.filter(priority_class=q["class"])
+        if q.get("outcome"):
+            records = records.filter(outcome=q["outcome"])
+        for name, lookup in (("since", "at__gte"), ("until", "at__lt")):
+            if q.get(name):
+                when = parse_datetime(q[name])
+                if when is None:
+                    raise ApiError(400, "invalid_filter", f"{name} must be an ISO 8601 time.", name)
+                records = records.filter(**{lookup: when})
+        page = _positive(q.get("page", "1"), "page", 10**9)
+        size = _positive(q.get("page_size", "50"), "page_size", 500)
+        total = records.count()
+        rows = list(records.values("id", *ACTIVITY_FIELDS)[(page - 1) * size : page * size])
+        for row in rows:
+            row["at"] = row["at"].isoformat()
+            row["class"] = row.pop("priority_class")
+        return Response(
+            {
+                "count": total,
+                "page": page,
+                "page_size": size,
+                "has_next": page * size < total,
+                "results": rows,
+            }
+        )
+
+
+def _positive(raw: str, name: str, maximum: int) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        raise ApiError(400, "invalid_filter", f"{name} must be from 1 to {maximum}.", name)
+    return int(raw)

@@ -1,17 +1,17 @@
 """The /v1 error hierarchy: each error knows its HTTP status, OpenAI type and code, and Fluent id.
 
-    GatewayError
-    ├── BadRequest           400 invalid_request_error
-    │   └── BadHint          400 a malformed priority hint
-    ├── Unauthorized         401 authentication_error
-    ├── Forbidden            403 permission_error (model not allowed for this caller)
-    ├── ModelNotFound        404 model_not_found
-    ├── NotFound             404 unknown /v1 path
-    ├── MethodNotAllowed     405
-    ├── TooManyRequests      429 a bounded queue refused the request (Retry-After)
-    ├── UpstreamError        502 the backend failed or answered garbage
-    ├── CapacityTimeout      503 no slot within the wait budget (Retry-After)
-    └── Unavailable          503 no backend is up for the model
+GatewayError
+├── BadRequest           400 invalid_request_error
+│   └── BadHint          400 a malformed priority hint
+├── Unauthorized         401 authentication_error
+├── Forbidden            403 permission_error (model not allowed for this caller)
+├── ModelNotFound        404 model_not_found
+├── NotFound             404 unknown /v1 path
+├── MethodNotAllowed     405
+├── TooManyRequests      429 a bounded queue refused the request (Retry-After)
+├── UpstreamError        502 the backend failed or answered garbage
+├── CapacityTimeout      503 no slot within the wait budget (Retry-After)
+└── Unavailable          503 no backend is up for the model
 """
 
 from __future__ import annotations

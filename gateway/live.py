@@ -25,8 +25,14 @@ def queue_state() -> dict[str, Any]:
             if slot.removed:
                 continue
             entry = backends.setdefault(
-                name, {"name": name, "inflight": 0, "max_inflight": 0, "healthy": True,
-                       "enabled": slot.enabled},
+                name,
+                {
+                    "name": name,
+                    "inflight": 0,
+                    "max_inflight": 0,
+                    "healthy": True,
+                    "enabled": slot.enabled,
+                },
             )
             entry["inflight"] += slot.inflight
             entry["max_inflight"] += slot.max_inflight

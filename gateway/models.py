@@ -10,7 +10,9 @@ KINDS = ("chat", "embedding")
 
 class Backend(models.Model):
     name = models.SlugField(max_length=100, unique=True)
-    base_url = models.URLField(max_length=500, help_text="OpenAI base URL, e.g. http://host:8000/v1")
+    base_url = models.URLField(
+        max_length=500, help_text="OpenAI base URL, e.g. http://host:8000/v1"
+    )
     api_key_encrypted = models.TextField(blank=True, default="")
     max_inflight = models.PositiveIntegerField(default=16)
     weight = models.PositiveIntegerField(default=1)
@@ -82,32 +84,61 @@ class ActivityRecord(models.Model):
 
     @classmethod
     def write_batch(cls, entries: list) -> None:
-        """Insert a batch from the gateway's recorder in one statement."""
+        """Insert a batch from the gateway's recorder with one executemany.
+
+        Plain tuples and one statement: building model instances for bulk_create costs several
+        times more, and this runs at the gateway's full request rate.
+        """
         from datetime import UTC, datetime
+
+        from django.db import connection, transaction
 
         from gateway.admission import CLASS_NAMES
 
-        cls.objects.bulk_create(
-            [
-                cls(
-                    at=datetime.fromtimestamp(e.started, tz=UTC),
-                    token_id=e.token_id,
-                    token_name=e.token_name or "",
-                    user_id=e.user_id,
-                    username=e.username,
-                    model=e.model[:200],
-                    path=e.path,
-                    backend=e.backend,
-                    priority_class=CLASS_NAMES[e.cls],
-                    hint=e.hint[:200],
-                    score=e.score,
-                    queue_ms=e.queue_ms,
-                    first_byte_ms=e.first_byte_ms,
-                    outcome=e.outcome or "unknown",
-                    status=e.status,
-                    duration_ms=e.duration_ms,
-                )
-                for e in entries
-            ],
-            batch_size=500,
+        names = CLASS_NAMES
+        rows = [
+            (
+                datetime.fromtimestamp(e.started, tz=UTC),
+                e.token_id,
+                e.token_name or "",
+                e.user_id,
+                e.username,
+                e.model[:200],
+                e.path,
+                e.backend,
+                names[e.cls],
+                e.hint[:200],
+                e.score,
+                e.queue_ms,
+                e.first_byte_ms,
+                e.outcome or "unknown",
+                e.status,
+                e.duration_ms,
+            )
+            for e in entries
+        ]
+        columns = (
+            "at",
+            "token_id",
+            "token_name",
+            "user_id",
+            "username",
+            "model",
+            "path",
+            "backend",
+            "priority_class",
+            "hint",
+            "score",
+            "queue_ms",
+            "first_byte_ms",
+            "outcome",
+            "status",
+            "duration_ms",
         )
+        table = connection.ops.quote_name(cls._meta.db_table)
+        marks = ", ".join(["%s"] * len(columns))
+        at_field = cls._meta.get_field("at")
+        rows = [(at_field.get_db_prep_value(r[0], connection), *r[1:]) for r in rows]
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.executemany(sql, rows)

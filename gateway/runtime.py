@@ -18,9 +18,10 @@ from typing import Any
 import aiohttp
 import httpx
 
-from gateway.admission import AdmissionQueue, SchedulerConfig, Slot
+from gateway.admission import AdmissionQueue, Slot
 from gateway.detect import detect_engine, probe_models
 from gateway.health import HealthTracker, probe_health
+from gateway.metrics import QueueMetrics
 from gateway.registry import Snapshot, Topology
 
 log = logging.getLogger("aiplane.gateway")
@@ -83,7 +84,8 @@ class Runtime:
         self.background = background
         self.jobs = list(jobs or [])
         self.slots: dict[str, Slot] = {}
-        self.queue = AdmissionQueue()
+        self.metrics = QueueMetrics()
+        self.queue = AdmissionQueue(observer=self.metrics)
         self.snapshot = Snapshot(Topology([], []), self.slots)
         self.settings = GatewaySettings()
         self.health = HealthTracker()
@@ -221,7 +223,10 @@ class Runtime:
             return
         ups = list(self.snapshot.upstreams.values())
         results = await asyncio.gather(
-            *(probe_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path) for u in ups)
+            *(
+                probe_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path)
+                for u in ups
+            )
         )
         for up, ok in zip(ups, results, strict=True):
             if self.health.record(up.name, ok):

@@ -1,4 +1,4 @@
-"""Running an ASGI app under uvicorn: in a background thread (tests, demo) or on the current loop."""
+"""Running an ASGI app under uvicorn in a background thread (tests, the demo engine)."""
 
 from __future__ import annotations
 

@@ -106,14 +106,20 @@ _TEXT_BODY = (
 )
 
 
+_tokens_lock = threading.Lock()
+
+
 def _tokens(n: int) -> None:
     """Make sure the first n token texts and their concatenations exist."""
-    while len(_tok_json) < n:
-        i = len(_tok_json)
-        text = f"tok{i} "
-        _tok_json.append(_encode(text).encode())
-        _content.append(_content[-1] + text)
-        _content_json.append(_encode(_content[-1]).encode())
+    # Engines in several threads (one SimServer per fake backend) may grow the lists at once;
+    # readers check len(_tok_json) without the lock, so it is appended last.
+    with _tokens_lock:
+        while len(_tok_json) < n:
+            i = len(_tok_json)
+            text = f"tok{i} "
+            _content.append(_content[-1] + text)
+            _content_json.append(_encode(_content[-1]).encode())
+            _tok_json.append(_encode(text).encode())
 
 
 def _prompt_words(value: object) -> int:

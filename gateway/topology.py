@@ -147,8 +147,9 @@ def backend_save(*, data: dict[str, Any]) -> Backend:
         backend.weight = _check_int(data["weight"], "weight", 1, 1000)
     if "enabled" in data:
         if not isinstance(data["enabled"], bool):
-            raise TopologyError("enabled must be true or false.", code="invalid_value",
-                                param="enabled")
+            raise TopologyError(
+                "enabled must be true or false.", code="invalid_value", param="enabled"
+            )
         backend.enabled = data["enabled"]
     if "health_path" in data:
         hp = data["health_path"]

@@ -19,4 +19,5 @@ urlpatterns = [
     path("admin/pools", api.AdminPoolsApi.as_view(), name="admin-pools"),
     path("admin/pools/<str:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
     path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
+    path("admin/activity", api.AdminActivityApi.as_view(), name="admin-activity"),
 ]

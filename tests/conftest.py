@@ -22,6 +22,12 @@ def _fresh_caller_cache() -> Iterator[None]:
     reset_token_usage()
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    # PBKDF2's deliberate slowness would dominate the suite's run time.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def alice(db: None) -> Any:
     return make_user("alice", email="alice@example.com")

@@ -58,7 +58,8 @@ def test_no_key_is_defined_twice(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)
 def test_every_message_parses_and_formats(lang: str) -> None:
-    from fluent.syntax import FluentParser, ast as fluent_ast
+    from fluent.syntax import FluentParser
+    from fluent.syntax import ast as fluent_ast
 
     for path in sorted((ROOT / "locale" / lang).glob("*.ftl")):
         junk = [
@@ -205,10 +206,23 @@ def test_every_api_error_code_has_a_message() -> None:
 @pytest.mark.parametrize(
     "code",
     [
-        "priority_above_ceiling", "invalid_priority", "token_not_found", "not_found",
-        "not_authenticated", "permission_denied", "not_admin", "csrf_failed", "invalid_request",
-        "unknown_member", "unknown_setting", "invalid_setting", "invalid_priority_mode",
-        "protected_priority_field", "invalid_priority_mapping", "network", "unknown",
+        "priority_above_ceiling",
+        "invalid_priority",
+        "token_not_found",
+        "not_found",
+        "not_authenticated",
+        "permission_denied",
+        "not_admin",
+        "csrf_failed",
+        "invalid_request",
+        "unknown_member",
+        "unknown_setting",
+        "invalid_setting",
+        "invalid_priority_mode",
+        "protected_priority_field",
+        "invalid_priority_mapping",
+        "network",
+        "unknown",
     ],
 )
 def test_the_errors_the_pages_rely_on_exist(code: str) -> None:
@@ -269,7 +283,9 @@ def test_the_cookie_beats_the_browser_language() -> None:
 
 
 def test_the_template_tag_escapes_and_takes_arguments() -> None:
-    template = Template('{% load fluent %}{% t "signed-in-as" username=name %}|{% t "login-title" as x %}{{ x }}')
+    template = Template(
+        '{% load fluent %}{% t "signed-in-as" username=name %}|{% t "login-title" as x %}{{ x }}'
+    )
     rendered = template.render(Context({"lang": "es", "name": "<b>"}))
     assert rendered == "Sesión iniciada como &lt;b&gt;|Iniciar sesión"
 

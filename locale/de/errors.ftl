@@ -58,3 +58,4 @@ error-invalid-value = Ein Wert ist ungültig.
 error-unknown-backend = Eines der Backends existiert nicht.
 error-unknown-group = Eine der Gruppen existiert nicht.
 error-unknown-pool = Der Ausweich-Pool existiert nicht.
+error-invalid-filter = Ein Filterwert ist ungültig.

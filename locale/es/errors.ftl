@@ -58,3 +58,4 @@ error-invalid-value = Un valor no es válido.
 error-unknown-backend = Uno de los servidores de modelos no existe.
 error-unknown-group = Uno de los grupos no existe.
 error-unknown-pool = El grupo de servidores de respaldo no existe.
+error-invalid-filter = Un valor de filtro no es válido.

@@ -58,3 +58,4 @@ error-invalid-value = Une valeur n’est pas valide.
 error-unknown-backend = L’un des serveurs de modèles n’existe pas.
 error-unknown-group = L’un des groupes n’existe pas.
 error-unknown-pool = Le pool de secours n’existe pas.
+error-invalid-filter = Une valeur de filtre n’est pas valide.

@@ -58,3 +58,4 @@ error-invalid-value = Недопустимое значение.
 error-unknown-backend = Одного из серверов моделей не существует.
 error-unknown-group = Одной из групп не существует.
 error-unknown-pool = Резервного пула не существует.
+error-invalid-filter = Недопустимое значение фильтра.

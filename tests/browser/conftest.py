@@ -5,7 +5,8 @@ Fixtures:
     browser         (package) a headless Chromium (no Playwright download: /usr/bin/chromium)
     page            a fresh browser context and page at 1280x800, English Accept-Language
     sign_in         sign_in(page, username, password=PASSWORD): the /login/ form, then /tokens/
-    screenshot      screenshot(page, name): full-page PNGs at 1280 and 390 px in var/screenshots/
+    screenshot      screenshot(page, name, widths=WIDTHS): full-page PNGs at 1280 and 390 px
+                    wide in var/screenshots/<name>-<width>.png
 
 Browser tests are plain sync functions (Playwright's sync API refuses to run inside an asyncio
 loop) marked `browser` and `django_db(transaction=True)`: the server thread reads the same SQLite
@@ -169,14 +170,14 @@ def sign_in() -> Callable[..., None]:
 
 
 @pytest.fixture
-def screenshot() -> Callable[[Any, str], list[Path]]:
+def screenshot() -> Callable[..., list[Path]]:
     """Full-page PNGs of the current page at desktop and phone widths, for a human to look at."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
-    def take(page: Any, name: str) -> list[Path]:
+    def take(page: Any, name: str, widths: tuple[tuple[int, int], ...] = WIDTHS) -> list[Path]:
         before = page.viewport_size
         paths = []
-        for width, height in WIDTHS:
+        for width, height in widths:
             page.set_viewport_size({"width": width, "height": height})
             path = SCREENSHOTS / f"{name}-{width}.png"
             page.screenshot(path=str(path), full_page=True)

@@ -113,6 +113,11 @@ def route(
     )
 
 
+def resolver(routes: dict[str, Route]) -> Callable[[Hashable], Route | None]:
+    """What a topology rebuild hands to `reroute`: a route key to its new definition, if any."""
+    return lambda key: routes.get(str(key))
+
+
 def enter(
     q: AdmissionQueue,
     r: Route,
@@ -886,8 +891,9 @@ def test_a_retry_keeps_its_place_in_line(queue: AdmissionQueue, rec: Recorder) -
     assert rec.order == ["first", "second"]
     running_b.release()
 
-    assert rec.order == ["first", "second", "first", "third"]
+    assert rec.order == ["first", "second", "first"]
     assert retry.acquired is not None and retry.acquired.backend == "b"
+    assert [w.tag for w in queue.waiters()] == ["third"]
     assert retry.tag == "first" and retry.arrival == first.arrival
 
 
@@ -1215,6 +1221,24 @@ def test_fcfs_keeps_classes_strict(
     assert rec.order == ["medium", "low+49"]
 
 
+@pytest.mark.parametrize("scheduler", ["fcfs", "wspt"])
+def test_fcfs_and_wspt_never_count_their_own_order_as_a_reorder(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock, scheduler: str
+) -> None:
+    queue = make_queue(name=scheduler)
+    gpu = Slot("gpu", max_inflight=1)
+    (running,) = hold(queue, route("chat", gpu))
+    enter(queue, route("chat", gpu), "first", cost=1)
+    clock.t = 5
+    # Plain (class, offset, arrival) order would pick this one; neither policy does.
+    enter(queue, route("code", gpu), "later+2", offset=2, cost=1000)
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["first", "later+2"]
+    assert not any(r for _, _, r in rec.flags)
+
+
 def test_wspt_serves_the_shorter_prompt_first_within_a_class(
     make_queue: Callable[..., AdmissionQueue], rec: Recorder
 ) -> None:
@@ -1337,7 +1361,7 @@ def test_reroute_moves_waiters_onto_a_newly_added_backend(
     b = Slot("b", max_inflight=1)
     rebuilt = {"chat": route("chat", a, b)}
 
-    queue.reroute(rebuilt.get)
+    queue.reroute(resolver(rebuilt))
 
     assert rec.order == ["high"]
     high = rec.admitted_waiters[-1]
@@ -1358,7 +1382,7 @@ def test_reroute_fails_the_waiters_of_a_vanished_route_and_keeps_the_others(
     doomed = enter(queue, retired, "retired-high", cls=HIGH)
     changes = rec.changes
 
-    queue.reroute({"chat": chat}.get)
+    queue.reroute(resolver({"chat": chat}))
 
     assert doomed.state == FAILED
     assert ("retired-high", FAILED) in rec.outcomes
@@ -1405,7 +1429,7 @@ def test_reroute_keeps_order_and_deadlines(
     for i, cls in enumerate([LOW, HIGH, MEDIUM, HIGH]):
         clock.t = float(i)
         enter(queue, route("chat", a), f"{cls}-{i}", cls=cls, budget=10)
-    queue.reroute({"chat": route("chat", a)}.get)
+    queue.reroute(resolver({"chat": route("chat", a)}))
     clock.t = 10.5  # "0-0" (deadline 10) is overdue
     queue.dispatch_pass()
 
@@ -1501,7 +1525,9 @@ def test_ten_thousand_waiters_in_fifty_groups_on_ten_backends_are_admitted_in_st
     for ws in by_route.values():
         ws.sort(key=lambda w: (-w.cls, -w.offset, w.arrival))
     next_of = dict.fromkeys(by_route, 0)
-    routes_on = {s.name: [str(r.key) for r in routes if any(t.slot is s for t in r.primary)] for s in slots}
+    routes_on = {
+        s.name: [str(r.key) for r in routes if any(t.slot is s for t in r.primary)] for s in slots
+    }
 
     running = [a for a in (w.acquired for w in rec.admitted_waiters) if a is not None]
     admitted = 0

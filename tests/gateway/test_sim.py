@@ -30,10 +30,16 @@ def sim() -> Iterator[SimServer]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def control(sim: SimServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=sim.url) as http:
+        yield http
+
+
 @pytest.fixture(autouse=True)
-def fresh_engine(sim: SimServer) -> None:
-    httpx.post(f"{sim.url}/sim/config", json=asdict(BASE)).raise_for_status()
-    httpx.post(f"{sim.url}/sim/reset").raise_for_status()
+def fresh_engine(control: httpx.Client) -> None:
+    control.post("/sim/config", json=asdict(BASE)).raise_for_status()
+    control.post("/sim/reset").raise_for_status()
 
 
 @pytest.fixture

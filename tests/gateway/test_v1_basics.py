@@ -35,9 +35,7 @@ def test_a_chat_completion_comes_back_from_the_engine(gateway, sim, alice_key):
     assert r.headers["x-aiplane-backend"] == "sim1"
 
 
-def test_the_callers_token_is_never_forwarded_but_the_backends_key_is(
-    gateway, make_sim, alice_key
-):
+def test_the_callers_token_is_never_forwarded_but_the_backends_key_is(gateway, make_sim, alice_key):
     engine = make_sim(api_key="backend-secret", tokens=2, token_delay=0)
     add_backend("keyed", engine.url, api_key="backend-secret")
     r = chat(gateway, alice_key)
@@ -107,7 +105,10 @@ def test_models_lists_what_the_caller_may_use(gateway, make_sim, alice_key):
     make_group("research")
     add_backend("open", open_engine.url, models=["open-model"])
     add_backend(
-        "closed", closed_engine.url, models=["closed-model"], pool="research-only",
+        "closed",
+        closed_engine.url,
+        models=["closed-model"],
+        pool="research-only",
         allowed_groups=["research"],
     )
     r = httpx.get(gateway.v1 + "/models", headers={"Authorization": f"Bearer {alice_key}"})

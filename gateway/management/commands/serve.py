@@ -47,7 +47,9 @@ class Command(BaseCommand):
             if opts["server"] == "daphne":
                 from daphne.cli import CommandLineInterface
 
-                CommandLineInterface().run(["-b", host, "-p", str(port), "aiplane.asgi:application"])
+                CommandLineInterface().run(
+                    ["-b", host, "-p", str(port), "aiplane.asgi:application"]
+                )
             else:
                 import uvicorn
 
@@ -75,7 +77,7 @@ class Command(BaseCommand):
             f"a demo token for '{admin.get_username()}' (shown once): {plaintext}\n"
             f"try: curl -s http://{host}:{port}/v1/chat/completions -H 'Authorization: Bearer "
             f"{plaintext}' -H 'Content-Type: application/json' "
-            "-d '{\"model\":\"sim-small\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'"
+            '-d \'{"model":"sim-small","messages":[{"role":"user","content":"hi"}]}\''
         )
 
     def _start_demo(self, host: str, port: int, sim_port: int) -> SimServer:
@@ -93,10 +95,16 @@ class Command(BaseCommand):
         url = f"http://{host}:{sim_port}/v1"
         if not Backend.objects.exists():
             topology.backend_save(
-                data={"name": "sim", "base_url": url, "max_inflight": 2, "priority": {"mode": "auto"}}
+                data={
+                    "name": "sim",
+                    "base_url": url,
+                    "max_inflight": 2,
+                    "priority": {"mode": "auto"},
+                }
             )
-            topology.pool_save(data={"name": "chat", "kind": "chat", "backends": ["sim"]},
-                               known_groups=set())
+            topology.pool_save(
+                data={"name": "chat", "kind": "chat", "backends": ["sim"]}, known_groups=set()
+            )
             topology.pool_save(
                 data={"name": "embeddings", "kind": "embedding", "backends": ["sim"]},
                 known_groups=set(),

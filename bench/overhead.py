@@ -1,0 +1,370 @@
+"""What aiplane adds on top of the engine: latency at concurrency 1, throughput at 64, TTFT.
+
+Measures, in one run and on this machine, the simulated engine directly (the baseline) and the
+same engine through aiplane, then prints the differences and ratios against the targets:
+
+    added latency p50 <= 1.5 ms and p99 <= 4 ms at concurrency 1
+    >= 1,000 requests/s at concurrency 64 against an instant engine
+    added time-to-first-token p99 <= 2 ms
+
+    .venv/bin/python bench/overhead.py [--server uvicorn|daphne] [--seconds 5] [--requests 2000]
+
+Throughput uses wrk when installed (Debian package `wrk`), else a Python load generator (which
+competes for the same two cores and so understates both sides alike).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+CHAT = {
+    "model": "sim-small",
+    "messages": [{"role": "user", "content": "hello there"}],
+    "max_tokens": 16,
+}
+STREAM = {**CHAT, "stream": True}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(port: int, path: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", path)
+            conn.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing answered on port {port}")
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str]):
+    proc = subprocess.Popen(
+        args,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        yield proc
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def prepare_gateway(env: dict[str, str], sim_port: int, extra_settings: dict) -> str:
+    """Migrate a fresh SQLite database, register the engine, and return a bearer token."""
+    subprocess.run(
+        [PY, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=ROOT, check=True
+    )
+    script = f"""
+import django, json
+django.setup()
+from django.contrib.auth import get_user_model
+from accounts.services import token_create
+from aiplane.catalog import settings_update
+from gateway import topology
+user = get_user_model().objects.create_user("bench", password="bench-password-1")
+topology.backend_save(data={{"name": "sim", "base_url": "http://127.0.0.1:{sim_port}/v1",
+    "max_inflight": 4096, "models": ["sim-small"], "health_path": "/health"}})
+topology.pool_save(data={{"name": "chat", "kind": "chat", "backends": ["sim"]}}, known_groups=set())
+settings_update(values=json.loads({json.dumps(json.dumps(extra_settings))}))
+print(token_create(owner=user, name="bench")[1])
+"""
+    out = subprocess.run(
+        [PY, "-c", script], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+# ----- concurrency 1: latency and time to first token --------------------------------------
+
+
+def latencies(port: int, body: dict, headers: dict, n: int, *, first_byte: bool) -> list[float]:
+    """Sequential requests on one keep-alive connection; seconds to the full answer or 1st byte."""
+    payload = json.dumps(body).encode()
+    hdrs = {"Content-Type": "application/json", **headers}
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        conn.request("POST", "/v1/chat/completions", payload, hdrs)
+        resp = conn.getresponse()
+        if first_byte:
+            resp.read1(65536)
+            out.append(time.perf_counter() - t0)
+            resp.read()
+        else:
+            resp.read()
+            out.append(time.perf_counter() - t0)
+        if resp.status != 200:
+            raise RuntimeError(f"status {resp.status}")
+    conn.close()
+    return out
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+# ----- concurrency 64: throughput ----------------------------------------------------------
+
+
+def throughput_wrk(port: int, body: dict, headers: dict, conc: int, seconds: float) -> float:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        lines = [
+            'wrk.method = "POST"',
+            f"wrk.body = {json.dumps(json.dumps(body))}",
+            'wrk.headers["Content-Type"] = "application/json"',
+        ]
+        lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
+        f.write("\n".join(lines) + "\n")
+        script = f.name
+    try:
+        out = subprocess.run(
+            [
+                shutil.which("wrk") or "wrk",
+                "-t",
+                "1",
+                "-c",
+                str(conc),
+                "-d",
+                f"{int(seconds)}s",
+                "-s",
+                script,
+                f"http://127.0.0.1:{port}/v1/chat/completions",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        os.unlink(script)
+    if "Non-2xx" in out:
+        raise RuntimeError("wrk saw errors:\n" + out)
+    for line in out.splitlines():
+        if line.startswith("Requests/sec:"):
+            return float(line.split()[1])
+    raise RuntimeError(out)
+
+
+async def _py_load(port: int, body: dict, headers: dict, conc: int, seconds: float) -> float:
+    payload = json.dumps(body).encode()
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        "Content-Type: application/json\r\n"
+        + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        + f"Content-Length: {len(payload)}\r\n\r\n"
+    ).encode() + payload
+    stop = time.perf_counter() + seconds
+    done = 0
+
+    async def worker() -> None:
+        nonlocal done
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while time.perf_counter() < stop:
+            writer.write(head)
+            status = await reader.readline()
+            length = 0
+            chunked = False
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                elif name.lower() == "transfer-encoding" and "chunked" in value:
+                    chunked = True
+            if chunked:
+                while True:
+                    size = int((await reader.readline()).strip(), 16)
+                    await reader.readexactly(size + 2)
+                    if size == 0:
+                        break
+            else:
+                await reader.readexactly(length)
+            if b" 200 " not in status:
+                raise RuntimeError(status)
+            done += 1
+        writer.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(conc)))
+    return done / (time.perf_counter() - t0)
+
+
+def throughput(port: int, body: dict, headers: dict, conc: int, seconds: float) -> float:
+    if shutil.which("wrk"):
+        return throughput_wrk(port, body, headers, conc, seconds)
+    return asyncio.run(_py_load(port, body, headers, conc, seconds))
+
+
+# ----- the run ----------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", choices=("uvicorn", "daphne"), default="uvicorn")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument(
+        "--observability",
+        choices=("on", "off", "both"),
+        default="on",
+        help="activity records and queue metrics; 'both' measures their cost",
+    )
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="aiplane-bench-"))
+    env = {
+        **os.environ,
+        "AIPLANE_DATA_DIR": str(tmp),
+        "DATABASE_URL": f"sqlite:///{tmp}/db",
+        "AIPLANE_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    env["DJANGO_SETTINGS_MODULE"] = "aiplane.settings"
+    sim_port = free_port()
+    token = prepare_gateway(env, sim_port, {"gateway.priority_enabled": True})
+    auth = {"Authorization": f"Bearer {token}"}
+    results: dict[str, float] = {}
+
+    sim_cmd = [
+        PY,
+        "-m",
+        "gateway.sim",
+        "--port",
+        str(sim_port),
+        "--token-delay-ms",
+        "0",
+        "--tokens",
+        "16",
+        "--slots",
+        "4096",
+    ]
+    with process(sim_cmd, env):
+        wait_ready(sim_port, "/health")
+        modes = ["on", "off"] if args.observability == "both" else [args.observability]
+        for obs in modes:
+            gw_port = free_port()
+            if args.server == "daphne":
+                cmd = [
+                    PY,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(gw_port),
+                    "aiplane.asgi:application",
+                ]
+            else:
+                cmd = [
+                    PY,
+                    "-m",
+                    "uvicorn",
+                    "aiplane.asgi:application",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(gw_port),
+                    "--loop",
+                    "uvloop",
+                    "--http",
+                    "httptools",
+                    "--no-access-log",
+                    "--log-level",
+                    "warning",
+                    "--lifespan",
+                    "on",
+                ]
+            genv = {**env, "AIPLANE_OBSERVABILITY": obs}
+            with process(cmd, genv):
+                wait_ready(gw_port, "/api/v0/session/csrf")
+                latencies(gw_port, CHAT, auth, 200, first_byte=False)  # warm-up
+                latencies(sim_port, CHAT, {}, 200, first_byte=False)
+                if obs == modes[0]:
+                    n = args.requests
+                    d = latencies(sim_port, CHAT, {}, n, first_byte=False)
+                    g = latencies(gw_port, CHAT, auth, n, first_byte=False)
+                    results["direct p50 ms"] = pct(d, 50) * 1e3
+                    results["direct p99 ms"] = pct(d, 99) * 1e3
+                    results["added p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
+                    results["added p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
+                    d = latencies(sim_port, STREAM, {}, n, first_byte=True)
+                    g = latencies(gw_port, STREAM, auth, n, first_byte=True)
+                    results["added TTFT p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
+                    results["added TTFT p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
+                    results["direct rps c64"] = throughput(sim_port, CHAT, {}, 64, args.seconds)
+                    results["direct stream rps c64"] = throughput(
+                        sim_port, STREAM, {}, 64, args.seconds
+                    )
+                results[f"gateway rps c64 (obs {obs})"] = throughput(
+                    gw_port, CHAT, auth, 64, args.seconds
+                )
+                if obs == modes[0]:
+                    results["gateway stream rps c64"] = throughput(
+                        gw_port, STREAM, auth, 64, args.seconds
+                    )
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    first = f"gateway rps c64 (obs {modes[0]})"
+    print(f"\naiplane overhead ({args.server}; load: {'wrk' if shutil.which('wrk') else 'python'})")
+    for key, value in results.items():
+        print(f"  {key:32s} {value:10.2f}")
+    print("\nratios against the direct engine (same run):")
+    print(
+        f"  throughput c64 gateway/direct        {results[first] / results['direct rps c64']:.3f}"
+    )
+    print(
+        "  stream throughput c64 gateway/direct "
+        f"{results['gateway stream rps c64'] / results['direct stream rps c64']:.3f}"
+    )
+    checks = [
+        ("added latency p50 <= 1.5 ms", results["added p50 ms"] <= 1.5),
+        ("added latency p99 <= 4 ms", results["added p99 ms"] <= 4.0),
+        ("added TTFT p99 <= 2 ms", results["added TTFT p99 ms"] <= 2.0),
+        (">= 1000 requests/s at c64", results[first] >= 1000),
+    ]
+    if args.observability == "both":
+        cost = 1 - results["gateway rps c64 (obs on)"] / results["gateway rps c64 (obs off)"]
+        print(f"  observability cost (1 - on/off)      {cost:.3f}")
+        checks.append(("activity + metrics cost < 10% at c64", cost < 0.10))
+    print("\ntargets:")
+    for name, ok in checks:
+        print(f"  {'met ' if ok else 'MISS'}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Queue metrics for Prometheus, labelled by class and band.
+
+The request path only bumps plain integers (`QueueMetrics`, the queue's observer); a collector
+registered once turns them into Prometheus families when /metrics is scraped, so observability
+costs the hot path a few list increments rather than locked client-library objects.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator
+
+from prometheus_client.core import (
+    REGISTRY,
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
+from prometheus_client.registry import Collector
+
+from gateway.admission import BAND_NAMES, CLASS_NAMES, Waiter
+
+OUTCOMES = ("immediate", "waited", "expired", "cancelled", "rejected")
+# Zero gets its own bucket so "admitted without waiting" is visible in the histogram.
+WAIT_BUCKETS = (0.0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
+class QueueMetrics:
+    """Counters of one runtime's queue, indexed by class; the AdmissionQueue's observer."""
+
+    __slots__ = ("admissions", "dispatches", "reorders", "wait_buckets", "wait_count", "wait_sum")
+
+    def __init__(self) -> None:
+        self.admissions = [dict.fromkeys(OUTCOMES, 0) for _ in CLASS_NAMES]
+        self.dispatches = [0, 0, 0]
+        self.reorders = [0, 0, 0]
+        self.wait_buckets = [[0] * (len(WAIT_BUCKETS) + 1) for _ in CLASS_NAMES]
+        self.wait_sum = [0.0, 0.0, 0.0]
+        self.wait_count = [0, 0, 0]
+
+    def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
+        cls = waiter.cls
+        self.admissions[cls]["immediate" if immediate else "waited"] += 1
+        self.dispatches[cls] += 1
+        if reordered:
+            self.reorders[cls] += 1
+        waited = waiter.waited
+        self.wait_buckets[cls][bisect_left(WAIT_BUCKETS, waited)] += 1
+        self.wait_sum[cls] += waited
+        self.wait_count[cls] += 1
+
+    def left(self, waiter: Waiter, outcome: str) -> None:
+        if outcome in ("expired", "cancelled", "rejected"):
+            self.admissions[waiter.cls][outcome] += 1
+
+    def changed(self) -> None:
+        pass
+
+
+class GatewayCollector(Collector):
+    """Reads every live runtime at scrape time (one in production)."""
+
+    def collect(self) -> Iterator[object]:
+        from gateway.runtime import runtimes
+
+        live = runtimes()
+        labels = ["class", "band"]
+        depth = GaugeMetricFamily(
+            "aiplane_queue_depth", "Requests waiting for a backend slot.", labels=labels
+        )
+        oldest = GaugeMetricFamily(
+            "aiplane_queue_oldest_wait_seconds",
+            "How long the longest-waiting request has waited.",
+            labels=labels,
+        )
+        admissions = CounterMetricFamily(
+            "aiplane_admissions",
+            "Requests by admission outcome (immediate, waited, expired, cancelled, rejected).",
+            labels=[*labels, "outcome"],
+        )
+        dispatches = CounterMetricFamily(
+            "aiplane_dispatches", "Requests given a backend slot.", labels=labels
+        )
+        reorders = CounterMetricFamily(
+            "aiplane_reorders",
+            "Dispatches where aging or affinity changed the pick versus class and arrival order.",
+            labels=labels,
+        )
+        waits = HistogramMetricFamily(
+            "aiplane_queue_wait_seconds",
+            "Time from arrival to admission, zero-wait admissions included.",
+            labels=labels,
+        )
+        inflight = GaugeMetricFamily(
+            "aiplane_backend_inflight", "Requests running on a backend.", labels=["backend"]
+        )
+        capacity = GaugeMetricFamily(
+            "aiplane_backend_capacity", "A backend's max_inflight.", labels=["backend"]
+        )
+        healthy = GaugeMetricFamily(
+            "aiplane_backend_healthy",
+            "1 when the backend passes health probes.",
+            labels=["backend"],
+        )
+        for cls, name in enumerate(CLASS_NAMES):
+            lv = [name, BAND_NAMES[cls]]
+            depth.add_metric(lv, sum(rt.queue.depth[cls] for rt in live))
+            oldest.add_metric(lv, max((rt.queue.oldest_wait(cls) for rt in live), default=0.0))
+            for outcome in OUTCOMES:
+                total = sum(rt.metrics.admissions[cls][outcome] for rt in live)
+                admissions.add_metric([*lv, outcome], total)
+            dispatches.add_metric(lv, sum(rt.metrics.dispatches[cls] for rt in live))
+            reorders.add_metric(lv, sum(rt.metrics.reorders[cls] for rt in live))
+            buckets = []
+            running = 0
+            for i, bound in enumerate(WAIT_BUCKETS):
+                running += sum(rt.metrics.wait_buckets[cls][i] for rt in live)
+                buckets.append((_le(bound), running))
+            running += sum(rt.metrics.wait_buckets[cls][-1] for rt in live)
+            buckets.append(("+Inf", running))
+            waits.add_metric(lv, buckets, sum_value=sum(rt.metrics.wait_sum[cls] for rt in live))
+        seen: dict[str, list[float]] = {}
+        for rt in live:
+            for bname, slot in rt.slots.items():
+                if slot.removed:
+                    continue
+                entry = seen.setdefault(bname, [0, 0, 1])
+                entry[0] += slot.inflight
+                entry[1] += slot.max_inflight
+                entry[2] = min(entry[2], 1 if slot.healthy else 0)
+        for bname, (n, cap, ok) in sorted(seen.items()):
+            inflight.add_metric([bname], n)
+            capacity.add_metric([bname], cap)
+            healthy.add_metric([bname], ok)
+        yield from (depth, oldest, admissions, dispatches, reorders, waits)
+        yield from (inflight, capacity, healthy)
+
+
+def _le(bound: float) -> str:
+    return repr(float(bound))
+
+
+_registered = False
+
+
+def register() -> None:
+    """Add the gateway's families to the default registry (which /metrics exports), once."""
+    global _registered
+    if not _registered:
+        REGISTRY.register(GatewayCollector())
+        _registered = True

@@ -1,0 +1,84 @@
+"""Signing in and out, the localized sign-in error, and the language choice that sticks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import UserProfile
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_sign_in_then_sign_out(page: Any, alice: Any, sign_in: Any, screenshot: Any) -> None:
+    page.goto("/tokens/")
+    page.wait_for_url("**/login/?next=/tokens/")
+    screenshot(page, "login")
+
+    sign_in(page, "alice")
+    assert page.locator("h1").inner_text() == "API tokens"
+    assert page.locator(".whoami").inner_text() == "Signed in as alice"
+
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url("**/login/?signed_out=1")
+    assert page.get_by_role("status").inner_text() == "You have been signed out."
+    page.goto("/tokens/")
+    page.wait_for_url("**/login/?next=/tokens/")
+
+
+def test_a_wrong_password_shows_a_localized_alert_that_takes_focus(
+    browser: Any, aiplane_server: Any, alice: Any, screenshot: Any
+) -> None:
+    context = browser.new_context(base_url=aiplane_server.url, locale="de-DE")
+    page = context.new_page()
+    try:
+        page.goto("/login/")
+        assert page.locator("h1").inner_text() == "Anmelden"
+        page.get_by_label("Benutzername").fill("alice")
+        page.get_by_label("Passwort").fill("not the password")
+        page.get_by_role("button", name="Anmelden").click()
+        alert = page.get_by_role("alert")
+        expect(alert).to_have_text(
+            "Benutzername oder Passwort ist falsch, oder das Konto ist deaktiviert."
+        )
+        expect(alert).to_be_focused()
+        assert page.get_by_label("Benutzername").input_value() == "alice"
+        screenshot(page, "login-error-de")
+    finally:
+        context.close()
+
+
+def test_a_language_switch_changes_the_page_and_sticks(
+    page: Any, alice: Any, sign_in: Any, screenshot: Any
+) -> None:
+    sign_in(page, "alice")
+    assert page.locator("h1").inner_text() == "API tokens"
+
+    with page.expect_navigation():
+        page.get_by_label("Language").select_option("de")
+    assert page.locator("h1").inner_text() == "API-Tokens"
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert UserProfile.objects.get(user=alice).language == "de"
+
+    page.reload()
+    assert page.locator("h1").inner_text() == "API-Tokens"
+    assert page.get_by_role("link", name="Spielwiese").is_visible()
+    screenshot(page, "tokens-de")
+
+    # Signed out, the cookie keeps the choice for the sign-in page.
+    page.get_by_role("button", name="Abmelden").click()
+    page.wait_for_url("**/login/?signed_out=1")
+    assert page.locator("h1").inner_text() == "Anmelden"
+
+
+def test_the_language_can_be_chosen_before_signing_in(page: Any, alice: Any) -> None:
+    page.goto("/login/")
+    with page.expect_navigation():
+        page.get_by_label("Language").select_option("zh")
+    assert page.locator("h1").inner_text() == "登录"
+    page.get_by_label("用户名").fill("alice")
+    page.get_by_label("密码").fill("wrong")
+    page.get_by_role("button", name="登录").click()
+    expect(page.get_by_role("alert")).to_have_text("用户名或密码错误，或账户已被停用。")  # noqa: RUF001 - Chinese punctuation

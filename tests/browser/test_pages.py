@@ -1,0 +1,81 @@
+"""Every page answers with its title for the right people: a session for all, an administrator
+for administration (a 403 page for others); the menu works at phone width."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ADMIN_PAGES = [
+    ("/admin/settings/", "Settings", "admin-settings"),
+    ("/admin/groups/", "Groups", "admin-groups"),
+    ("/admin/users/", "Users", "admin-users"),
+    ("/admin/tokens/", "All tokens", "admin-tokens"),
+    ("/admin/backends/", "Backends", "admin-backends"),
+    ("/admin/queue/", "Queue", "admin-queue"),
+    ("/admin/activity/", "Activity", "admin-activity"),
+]
+
+
+def test_the_home_page_leads_to_sign_in_then_to_tokens(page: Any, alice: Any, sign_in: Any) -> None:
+    page.goto("/")
+    page.wait_for_url("**/login/")
+    sign_in(page, "alice")
+    page.goto("/")
+    page.wait_for_url("**/tokens/")
+
+
+def test_an_administrator_sees_every_page_with_its_title(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any
+) -> None:
+    sign_in(page, "carol")
+    admin_nav = page.get_by_role("navigation", name="Administration")
+    for path, title, shot in ADMIN_PAGES:
+        page.goto(path)
+        assert page.locator("h1").inner_text() == title
+        assert page.title() == f"{title} · aiplane"
+        current = admin_nav.locator("a[aria-current=page]")
+        assert current.get_attribute("href") == path
+        screenshot(page, shot)
+    page.goto("/playground/")
+    assert page.locator("h1").inner_text() == "Playground"
+    screenshot(page, "playground")
+
+
+def test_a_person_who_is_no_administrator_gets_the_403_page(
+    page: Any, alice: Any, sign_in: Any, screenshot: Any
+) -> None:
+    sign_in(page, "alice")
+    assert page.get_by_role("navigation", name="Administration").count() == 0
+    for path, _title, _shot in ADMIN_PAGES:
+        response = page.goto(path)
+        assert response.status == 403
+        assert page.locator("h1").inner_text() == "Access denied"
+    screenshot(page, "forbidden")
+
+
+def test_pages_need_a_session(page: Any) -> None:
+    for path in ["/tokens/", "/playground/", "/admin/groups/"]:
+        page.goto(path)
+        page.wait_for_url(f"**/login/?next={path}")
+
+
+def test_the_menu_opens_at_phone_width(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any
+) -> None:
+    sign_in(page, "carol")
+    page.set_viewport_size({"width": 390, "height": 844})
+    toggle = page.get_by_role("button", name="Menu")
+    groups = page.get_by_role("link", name="Groups")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert not groups.is_visible()
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert groups.is_visible()
+    assert page.get_by_label("Language").is_visible()
+    screenshot(page, "menu-open", widths=((390, 844),))
+    page.keyboard.press("Escape")
+    assert not groups.is_visible()
