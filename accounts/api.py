@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
+from django.contrib.auth.models import User
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
@@ -98,7 +99,7 @@ def _admin_tokens(tokens: Iterable[ApiToken]) -> dict[str, Any]:
 
 
 class SessionCsrfApi(APIView):
-    authentication_classes = []
+    authentication_classes: list[type] = []
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(tags=["session"], summary="Set the CSRF cookie", responses={200: CsrfOut})
@@ -290,7 +291,7 @@ class AdminGroupItemApi(AdminApi):
         return Response(status=204)
 
 
-def _users_out(users: Iterable[Any], *, many: bool = True) -> Any:
+def _users_out(users: Iterable[User], *, many: bool = True) -> Any:
     users = list(users)
     data = UserOut(users, many=True, context={"resolved": resolve_many(users)}).data
     return data if many else data[0]
@@ -362,9 +363,7 @@ class AdminTokenPriorityApi(AdminApi):
     def put(self, request: Request, token_id: int) -> Response:
         token = selectors.token_get(token_id=token_id)
         data = _valid(PriorityIn, request)
-        services.token_priority_override(
-            token=token, admin=request.user, priority=data["priority"]
-        )
+        services.token_priority_override(token=token, admin=request.user, priority=data["priority"])
         token = selectors.token_get(token_id=token_id)
         return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
 

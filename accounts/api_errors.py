@@ -1,10 +1,10 @@
 """The one error envelope of /api/v0 (OpenAI's shape) and the handlers that produce it.
 
-    ApiError                 raised by services and views: status, code, message, param, type
-    exception_handler        DRF: ValidationError 400, NotAuthenticated 401, PermissionDenied 403
-                             (CSRF failures get code "csrf_failed"), NotFound/Http404 404, ...
-    not_found, server_error  Django's handler404/handler500 for /api/ paths
-    csrf_failure             Django's CSRF_FAILURE_VIEW for /api/ paths
+ApiError                 raised by services and views: status, code, message, param, type
+exception_handler        DRF: ValidationError 400, NotAuthenticated 401, PermissionDenied 403
+                         (CSRF failures get code "csrf_failed"), NotFound/Http404 404, ...
+not_found, server_error  Django's handler404/handler500 for /api/ paths
+csrf_failure             Django's CSRF_FAILURE_VIEW for /api/ paths
 """
 
 from __future__ import annotations

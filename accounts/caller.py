@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import close_old_connections
 from django.db.models import Q
 from django.utils import timezone
@@ -110,7 +110,7 @@ def _load_token(digest: str) -> _Loaded:
 
 
 def _load_user(user_id: str) -> _Loaded:
-    user = get_user_model().objects.filter(pk=int(user_id), is_active=True).first()
+    user = User.objects.filter(pk=int(user_id), is_active=True).first()
     if user is None:
         return None, None
     resolved = resolve(user)

@@ -32,9 +32,7 @@ def parse_priority(value: object) -> Priority | None:
     raise InvalidPriority(f"Priority must be one of low, medium, high or null, not {value!r}.")
 
 
-def inherited_priority(
-    group_priorities: Iterable[Priority | None], default: Priority
-) -> Priority:
+def inherited_priority(group_priorities: Iterable[Priority | None], default: Priority) -> Priority:
     """The highest explicit priority among a person's groups, else the system default."""
     explicit = [p for p in group_priorities if p is not None]
     return max(explicit) if explicit else default

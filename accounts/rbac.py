@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 
 from accounts.models import GatewayGroup
 from accounts.priority import Priority, ceiling, inherited_priority, parse_priority
@@ -29,12 +29,12 @@ def system_default_priority() -> Priority:
     return Priority.MEDIUM if value is None else value
 
 
-def resolve(user: AbstractBaseUser | AnonymousUser) -> Resolved:
+def resolve(user: User) -> Resolved:
     """Resolve one user (two queries, a third only when no group sets a priority)."""
     return resolve_many([user])[user.pk]
 
 
-def resolve_many(users: Iterable[AbstractBaseUser | AnonymousUser]) -> dict[int, Resolved]:
+def resolve_many(users: Iterable[User]) -> dict[int, Resolved]:
     """Resolve many users at once: default groups once, memberships in one query."""
     users = list(users)
     defaults = list(
@@ -43,7 +43,9 @@ def resolve_many(users: Iterable[AbstractBaseUser | AnonymousUser]) -> dict[int,
     memberships: dict[int, list[tuple[str, bool, int | None]]] = {u.pk: [] for u in users}
     rows = GatewayGroup.members.through.objects.filter(
         user_id__in=list(memberships), gatewaygroup__is_default=False
-    ).values_list("user_id", "gatewaygroup__name", "gatewaygroup__is_admin", "gatewaygroup__priority")
+    ).values_list(
+        "user_id", "gatewaygroup__name", "gatewaygroup__is_admin", "gatewaygroup__priority"
+    )
     for user_id, name, is_admin, priority in rows:
         memberships[user_id].append((name, is_admin, priority))
 

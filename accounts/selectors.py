@@ -4,26 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken, GatewayGroup, UserProfile
 from aiplane.catalog import CATALOG, all_settings
 
-User = get_user_model()
-
 
 def token_not_found() -> ApiError:
     return ApiError(404, "token_not_found", "Token not found.")
 
 
-def tokens_of(*, owner: AbstractBaseUser) -> QuerySet[ApiToken]:
+def tokens_of(*, owner: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(owner=owner)
 
 
-def token_of(*, owner: AbstractBaseUser, token_id: int) -> ApiToken:
+def token_of(*, owner: User, token_id: int) -> ApiToken:
     """The owner's token; another person's token is indistinguishable from a missing one."""
     token = ApiToken.objects.filter(owner=owner, pk=token_id).first()
     if token is None:
@@ -54,19 +51,19 @@ def group_get(*, name: str) -> GatewayGroup:
     return group
 
 
-def users_all() -> QuerySet[Any]:
+def users_all() -> QuerySet[User]:
     groups = Prefetch("gateway_groups", queryset=GatewayGroup.objects.order_by("name"))
     return User.objects.order_by("username").prefetch_related(groups)
 
 
-def user_get(*, user_id: int) -> Any:
+def user_get(*, user_id: int) -> User:
     user = users_all().filter(pk=user_id).first()
     if user is None:
         raise ApiError(404, "user_not_found", "User not found.")
     return user
 
 
-def language_of(*, user: AbstractBaseUser) -> str:
+def language_of(*, user: User) -> str:
     # No row yet means the default; a GET never writes.
     language = UserProfile.objects.filter(user_id=user.pk).values_list("language", flat=True)
     return language.first() or "en"

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
@@ -21,10 +20,8 @@ from accounts.rbac import resolve
 from accounts.tokens import new_secret
 from aiplane.catalog import SettingError, settings_update
 
-User = get_user_model()
 
-
-def _check_ceiling(*, owner: AbstractBaseUser, priority: Priority | None) -> bool:
+def _check_ceiling(*, owner: User, priority: Priority | None) -> bool:
     """Refuse a value above the owner's ceiling (their current groups); answer is_admin."""
     resolved = resolve(owner)
     if priority is not None and priority > resolved.max_priority:
@@ -40,7 +37,7 @@ def _check_ceiling(*, owner: AbstractBaseUser, priority: Priority | None) -> boo
 @transaction.atomic
 def token_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     name: str,
     priority: Priority | None = None,
     model_allowlist: Sequence[str] | None = None,
@@ -65,7 +62,7 @@ def token_create(
 
 @transaction.atomic
 def token_priority_set(
-    *, token: ApiToken, actor: AbstractBaseUser, priority: Priority | None
+    *, token: ApiToken, actor: User, priority: Priority | None
 ) -> ApiToken:
     """The owner's own change, checked against their ceiling on every save."""
     actor_is_admin = _check_ceiling(owner=actor, priority=priority)
@@ -79,7 +76,7 @@ def token_priority_set(
 
 @transaction.atomic
 def token_priority_override(
-    *, token: ApiToken, admin: AbstractBaseUser, priority: Priority | None
+    *, token: ApiToken, admin: User, priority: Priority | None
 ) -> ApiToken:
     """An administrator's unrestricted change (the caller checked the rights)."""
     token.priority = priority
@@ -138,7 +135,7 @@ def group_put(
 ) -> tuple[GatewayGroup, bool]:
     """Create or update a group by name; omitted fields keep their value (or the default)."""
     had_admin = _administrator_exists()
-    users: list[Any] = []
+    users: list[User] = []
     if members is not None:
         wanted = set(members)
         users = list(User.objects.filter(username__in=wanted))
@@ -165,7 +162,7 @@ def group_delete(*, group: GatewayGroup) -> None:
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
-def _set_password(user: Any, password: str) -> None:
+def _set_password(user: User, password: str) -> None:
     try:
         validate_password(password, user)
     except DjangoValidationError as exc:
@@ -174,7 +171,9 @@ def _set_password(user: Any, password: str) -> None:
 
 
 def _check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
-    taken = User.objects.filter(username=username).exclude(pk=exclude_pk)
+    taken = User.objects.filter(username=username)
+    if exclude_pk is not None:
+        taken = taken.exclude(pk=exclude_pk)
     if taken.exists():
         raise ApiError(400, "username_taken", f"The username {username} is taken.", "username")
 
@@ -182,7 +181,7 @@ def _check_username_free(username: str, *, exclude_pk: int | None = None) -> Non
 @transaction.atomic
 def user_create(
     *, username: str, email: str = "", password: str | None = None, is_active: bool = True
-) -> Any:
+) -> User:
     """A local account; without a password it cannot sign in until one is set."""
     _check_username_free(username)
     user = User(username=username, email=email, is_active=is_active)
@@ -197,12 +196,12 @@ def user_create(
 @transaction.atomic
 def user_update(
     *,
-    user: Any,
+    user: User,
     username: str | None = None,
     email: str | None = None,
     is_active: bool | None = None,
     password: str | None = None,
-) -> Any:
+) -> User:
     had_admin = _administrator_exists()
     if username is not None:
         _check_username_free(username, exclude_pk=user.pk)
@@ -219,19 +218,19 @@ def user_update(
 
 
 @transaction.atomic
-def user_delete(*, user: Any) -> None:
+def user_delete(*, user: User) -> None:
     had_admin = _administrator_exists()
     user.delete()
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
 @transaction.atomic
-def profile_update(*, user: AbstractBaseUser, language: str) -> UserProfile:
+def profile_update(*, user: User, language: str) -> UserProfile:
     profile, _ = UserProfile.objects.update_or_create(user=user, defaults={"language": language})
     return profile
 
 
-def settings_save(*, values: Any, actor: AbstractBaseUser) -> None:
+def settings_save(*, values: Any, actor: User) -> None:
     """Store a batch of operator settings; one bad key or value stores nothing."""
     try:
         settings_update(values=values, actor=actor.get_username())

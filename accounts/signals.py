@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
@@ -36,7 +36,7 @@ def connect() -> None:
     if _connected:
         return
     _connected = True
-    for model in (get_user_model(), GatewayGroup, ApiToken, UserProfile):
+    for model in (User, GatewayGroup, ApiToken, UserProfile):
         uid = f"accounts.caller:{model._meta.label}"
         post_save.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":save")
         post_delete.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":delete")

@@ -8,7 +8,9 @@ import secrets
 from dataclasses import dataclass
 
 SCHEME = "gwk_"
-PREFIX_LENGTH = 12  # "gwk_" and 8 hex: enough to tell tokens apart in a list, useless to an attacker
+PREFIX_LENGTH = (
+    12  # "gwk_" and 8 hex: enough to tell tokens apart in a list, useless to an attacker
+)
 _SHAPE = re.compile(r"gwk_[0-9a-f]{64}")
 
 

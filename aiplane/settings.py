@@ -144,6 +144,7 @@ LOGOUT_REDIRECT_URL = "/login/"
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the page scripts read it to send X-CSRFToken
+CSRF_FAILURE_VIEW = "accounts.api_errors.csrf_failure"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.api_auth.SessionAuthentication"],
@@ -161,6 +162,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v0",
+    "ENUM_NAME_OVERRIDES": {"PriorityEnum": ["low", "medium", "high"]},
 }
 
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

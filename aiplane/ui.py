@@ -31,11 +31,8 @@ def is_admin(user: Any) -> bool:
     if user is None or not getattr(user, "is_authenticated", False):
         return False
     try:
-        from accounts import rbac
-    except ImportError:  # the resolver is optional while accounts is being built
-        rbac = None
-    resolve = getattr(rbac, "resolve", None)
-    if resolve is None:
+        from accounts.rbac import resolve
+    except ImportError:  # a checkout without the resolver: superusers only
         return bool(getattr(user, "is_superuser", False))
     return bool(getattr(resolve(user), "is_admin", False))
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 from collections.abc import Awaitable, Callable
 from importlib import import_module
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import connections
 
 from accounts.caller import CallerContext, caller_for_token, caller_for_user, flush_token_usage
 from aiplane.catalog import all_settings, on_settings_changed
@@ -22,12 +24,31 @@ from gateway.runtime import Runtime
 from gateway.topology import load_topology, save_discovery
 
 log = logging.getLogger("aiplane")
+T = TypeVar("T")
 
 ASGIApp = Callable[
     [dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]
 ]
 
 
+def _db(fn: Callable[..., T]) -> Callable[..., T]:
+    """Run a database call from a worker thread and close that thread's connection after.
+
+    Worker threads are not request threads, so nothing else would ever close their connections
+    (and PostgreSQL would keep them, e.g. refusing to drop a test database).
+    """
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connections.close_all()
+
+    return run
+
+
+@_db
 def _session_user_id(session_key: str) -> int | None:
     """The signed-in user of a browser session (the playground), verified like Django does."""
     from django.contrib.auth import get_user
@@ -43,6 +64,7 @@ async def caller_for_session(session_key: str) -> CallerContext | None:
     return None if user_id is None else await caller_for_user(user_id)
 
 
+@_db
 def _write_activity(entries: list[activity.Entry]) -> None:
     from gateway.models import ActivityRecord
 
@@ -53,7 +75,7 @@ async def _flush_usage_loop() -> None:
     while True:
         await asyncio.sleep(5.0)
         try:
-            await sync_to_async(flush_token_usage, thread_sensitive=False)()
+            await sync_to_async(_db(flush_token_usage), thread_sensitive=False)()
         except Exception:
             log.exception("could not store token last-used times")
 
@@ -62,6 +84,7 @@ async def _prune_activity_loop() -> None:
     """Apply activity.retention_days hourly (and once at start)."""
     from aiplane.catalog import setting
 
+    @_db
     def prune() -> int:
         return activity.prune(setting("activity.retention_days"))
 
@@ -83,9 +106,9 @@ def observability_enabled() -> bool:
 def build_runtime() -> tuple[Runtime, activity.Recorder]:
     recorder = activity.Recorder(_write_activity if observability_enabled() else None)
     runtime = Runtime(
-        load_topology=load_topology,
-        load_settings=all_settings,
-        save_discovery=save_discovery,
+        load_topology=_db(load_topology),
+        load_settings=_db(all_settings),
+        save_discovery=_db(save_discovery),
         jobs=[recorder.run, _flush_usage_loop, _prune_activity_loop],
     )
     on_settings_changed(runtime.apply_settings_threadsafe)

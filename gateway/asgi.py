@@ -32,6 +32,7 @@ from gateway.admission import (
 from gateway.errors import (
     BadRequest,
     CapacityTimeout,
+    Forbidden,
     GatewayError,
     MethodNotAllowed,
     NotFound,
@@ -158,8 +159,6 @@ class GatewayApp:
         else:
             cls, offset = MEDIUM, 0
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
-            from gateway.errors import Forbidden
-
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(kind, model, caller.groups)
 

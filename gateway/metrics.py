@@ -16,6 +16,7 @@ from prometheus_client.core import (
     GaugeMetricFamily,
     HistogramMetricFamily,
 )
+from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from gateway.admission import BAND_NAMES, CLASS_NAMES, Waiter
@@ -60,7 +61,7 @@ class QueueMetrics:
 class GatewayCollector(Collector):
     """Reads every live runtime at scrape time (one in production)."""
 
-    def collect(self) -> Iterator[object]:
+    def collect(self) -> Iterator[Metric]:
         from gateway.runtime import runtimes
 
         live = runtimes()

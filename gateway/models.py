@@ -138,6 +138,7 @@ class ActivityRecord(models.Model):
         table = connection.ops.quote_name(cls._meta.db_table)
         marks = ", ".join(["%s"] * len(columns))
         at_field = cls._meta.get_field("at")
+        assert isinstance(at_field, models.DateTimeField)  # noqa: S101 - narrows for mypy
         rows = [(at_field.get_db_prep_value(r[0], connection), *r[1:]) for r in rows]
         sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
         with transaction.atomic(), connection.cursor() as cursor:

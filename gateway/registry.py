@@ -149,6 +149,10 @@ class Snapshot:
         route = self._routes.get(key)
         if route is not None:
             return route
+        kind: str
+        model: str
+        pools: frozenset[str]
+        fallback_pools: frozenset[str]
         _, kind, model, pools, fallback_pools = key  # type: ignore[misc]
         entries = self.index.get((kind, model), [])
         primary = _targets(e for e in entries if e[0].name in pools)

@@ -7,7 +7,7 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 
@@ -22,8 +22,8 @@ def uvicorn_config(
     port: int = 0,
     *,
     fast: bool = False,
-    lifespan: str = "on",
-    ws: str = "auto",
+    lifespan: Literal["auto", "on", "off"] = "on",
+    ws: Literal["auto", "none", "websockets", "wsproto"] = "auto",
 ) -> uvicorn.Config:
     """The uvicorn configuration every runner shares; `fast` picks uvloop when installed."""
     return uvicorn.Config(

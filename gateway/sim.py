@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import heapq
 import importlib.util
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import asdict, dataclass, field
 from json.encoder import encode_basestring_ascii
 from types import TracebackType
@@ -87,9 +88,12 @@ _HOLE = "\x00"
 _HOLE_JSON = '"\\u0000"'
 
 # Token texts grow on demand and are shared by every engine: they depend on nothing.
+_tok_text: list[str] = []
 _tok_json: list[bytes] = []
-_content: list[str] = [""]
-_content_json: list[bytes] = [b'""']
+# Whole answers by token count, for the few counts that are actually asked for; every prefix
+# up front would cost memory quadratic in the longest answer.
+_answers: dict[int, bytes] = {}
+_ANSWERS_KEPT = 64
 
 # Whole answers are filled into byte templates: a generic JSON encoder costs several times more,
 # and the instant engine is measured by its per-request cost.
@@ -110,16 +114,24 @@ _tokens_lock = threading.Lock()
 
 
 def _tokens(n: int) -> None:
-    """Make sure the first n token texts and their concatenations exist."""
+    """Make sure the first n token texts exist."""
     # Engines in several threads (one SimServer per fake backend) may grow the lists at once;
     # readers check len(_tok_json) without the lock, so it is appended last.
     with _tokens_lock:
         while len(_tok_json) < n:
-            i = len(_tok_json)
-            text = f"tok{i} "
-            _content.append(_content[-1] + text)
-            _content_json.append(_encode(_content[-1]).encode())
+            text = f"tok{len(_tok_json)} "
+            _tok_text.append(text)
             _tok_json.append(_encode(text).encode())
+
+
+def _answer(n: int) -> bytes:
+    """The JSON string of an answer of n tokens."""
+    answer = _answers.get(n)
+    if answer is None:
+        if len(_answers) >= _ANSWERS_KEPT:
+            _answers.clear()
+        answer = _answers[n] = _encode("".join(_tok_text[:n])).encode()
+    return answer
 
 
 def _prompt_words(value: object) -> int:
@@ -162,6 +174,9 @@ def _error_body(message: str, type_: str, code: str, param: str | None = None) -
     return _encode(
         {"error": {"message": message, "type": type_, "param": param, "code": code}}
     ).encode()
+
+
+_SHUTTING_DOWN = _error_body("The engine is shutting down", "server_error", "sim_shutting_down")
 
 
 def _error_type(status: int) -> str:
@@ -249,6 +264,10 @@ class SimEngine:
         self._queue: list[tuple[int, int, asyncio.Future[None]]] = []
         self._fail_next = 0
         self._fail_status = 503
+        self._active: set[asyncio.Task[Any]] = set()
+        self._closing = False
+        # The loop serving the app, known from lifespan startup; SimServer stops through it.
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._routes: dict[tuple[str, str], Handler] = {
             ("GET", "/v1/models"): self._v1_models,
             ("GET", "/models"): self._models,
@@ -290,6 +309,16 @@ class SimEngine:
         self._max_inflight_seen = self._inflight
         self._fail_next = 0
         self._fail_status = 503
+
+    def abort_all(self) -> None:
+        """End every waiting or running generation now: the server is stopping.
+
+        Streams end with [DONE], requests that had no answer yet get a 503, and later ones are
+        refused with a 503 until the next lifespan startup.
+        """
+        self._closing = True
+        for task in list(self._active):
+            task.cancel()
 
     def configure(self, **changes: Any) -> dict[str, Any]:
         """Update config fields plus `fail_next`/`fail_status`; returns the resulting state."""
@@ -408,6 +437,8 @@ class SimEngine:
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    self.loop = asyncio.get_running_loop()
+                    self._closing = False
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})
@@ -636,40 +667,65 @@ class SimEngine:
                 self._release()
             await self._finish(send, record, 200, payload)
             return
-        await self._guarded(receive, send, record, job, stream, delay)
+        if stream:
+            await self._guarded(receive, send, record, self._stream(send, record, job, delay))
+        else:
+            await self._guarded(receive, send, record, self._generate(job, delay))
+
+    async def _generate(self, job: _Job, delay: float) -> bytes:
+        await self._acquire(job.priority)
+        try:
+            if delay > 0 and job.n:
+                await asyncio.sleep(delay * job.n)
+            return self._whole(job)
+        finally:
+            self._release()
 
     async def _guarded(
-        self, receive: Receive, send: Send, record: _Record, job: _Job, stream: bool, delay: float
+        self,
+        receive: Receive,
+        send: Send,
+        record: _Record,
+        run: Coroutine[Any, Any, bytes | None],
     ) -> None:
-        """Run a generation that may wait or take time, abandoning it if the client leaves."""
+        """Run work that may wait or take time, abandoning it if the client leaves.
+
+        `run` returns a whole JSON answer, or None for a stream it has sent but for [DONE].
+        """
+        if self._closing:
+            run.close()
+            await self._finish(send, record, 503, _SHUTTING_DOWN)
+            return
         task = asyncio.current_task()
         if task is None:
             raise RuntimeError("an ASGI app runs inside a task")
         watcher = asyncio.get_running_loop().create_task(_watch(receive, task, record))
+        self._active.add(task)
+        payload: bytes | None
         try:
             try:
-                if stream:
-                    await self._stream(send, record, job, delay)
-                else:
-                    await self._acquire(job.priority)
-                    try:
-                        if delay > 0 and job.n:
-                            await asyncio.sleep(delay * job.n)
-                        payload = self._whole(job)
-                    finally:
-                        self._release()
+                payload = await run
             finally:
                 # Once the response completes, receive() reports a disconnect: stop listening
                 # before the last byte goes out.
                 watcher.cancel()
+                self._active.discard(task)
         except asyncio.CancelledError:
-            if not record.cancelled:
+            if record.cancelled:
+                task.uncancel()
+                self._cancelled += 1
+                record.finished = time.time()
+                return
+            if not self._closing:
                 raise
+            # Stopped by abort_all: give the client a well-formed ending so the server can
+            # close the connection at once instead of waiting out its graceful timeout.
             task.uncancel()
-            self._cancelled += 1
-            record.finished = time.time()
-            return
-        if stream:
+            if record.status is None:
+                await self._finish(send, record, 503, _SHUTTING_DOWN)
+                return
+            payload = None
+        if payload is None:
             await send({"type": "http.response.body", "body": _DONE, "more_body": False})
             record.finished = time.time()
         else:
@@ -682,14 +738,14 @@ class SimEngine:
             self._seq,
             int(time.time()),
             encode_basestring_ascii(job.model).encode(),
-            _content_json[n],
+            _answer(n),
             job.finish.encode(),
             prompt_tokens,
             n,
             prompt_tokens + n,
         )
 
-    async def _stream(self, send: Send, record: _Record, job: _Job, delay: float) -> None:
+    async def _stream(self, send: Send, record: _Record, job: _Job, delay: float) -> bytes | None:
         """Send one SSE chunk per token, the finish chunk and the usage chunk; not [DONE]."""
         record.status = 200
         await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
@@ -726,6 +782,7 @@ class SimEngine:
                 )
         finally:
             self._release()
+        return None
 
     async def _embeddings(self, scope: Scope, receive: Receive, send: Send) -> None:
         opened = await self._open(scope, receive, send)
@@ -757,28 +814,31 @@ class SimEngine:
                 ),
             )
             return
+        if self._try_acquire():
+            try:
+                payload = _embeddings_body(model, items)
+            finally:
+                self._release()
+            await self._finish(send, record, 200, payload)
+            return
+        await self._guarded(receive, send, record, self._embed(model, items))
+
+    async def _embed(self, model: str, items: list[Any]) -> bytes:
         await self._acquire(0)
         try:
-            data = [
-                {"object": "embedding", "index": i, "embedding": _embedding(item)}
-                for i, item in enumerate(items)
-            ]
-            prompt_tokens = max(_count_words(items), 1)
+            return _embeddings_body(model, items)
         finally:
             self._release()
-        await self._finish(
-            send,
-            record,
-            200,
-            _encode(
-                {
-                    "object": "list",
-                    "data": data,
-                    "model": model,
-                    "usage": {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens},
-                }
-            ).encode(),
-        )
+
+
+def _embeddings_body(model: str, items: list[Any]) -> bytes:
+    prompt_tokens = max(_count_words(items), 1)
+    data = [
+        {"object": "embedding", "index": i, "embedding": _embedding(item)}
+        for i, item in enumerate(items)
+    ]
+    usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens}
+    return _encode({"object": "list", "data": data, "model": model, "usage": usage}).encode()
 
 
 def _chunk_frames(
@@ -928,6 +988,11 @@ class SimServer:
         server, thread = self._server, self._thread
         if server is None or thread is None:
             return
+        loop = self.engine.loop
+        if loop is not None:
+            # The loop may close between the check and the call when the server died first.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.engine.abort_all)
         server.should_exit = True
         thread.join(timeout)
         if thread.is_alive():

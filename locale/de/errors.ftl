@@ -59,3 +59,4 @@ error-unknown-backend = Eines der Backends existiert nicht.
 error-unknown-group = Eine der Gruppen existiert nicht.
 error-unknown-pool = Der Ausweich-Pool existiert nicht.
 error-invalid-filter = Ein Filterwert ist ungültig.
+error-invalid-metrics-token = Das Token für die Metriken fehlt oder ist falsch.

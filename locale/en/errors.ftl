@@ -59,3 +59,4 @@ error-unknown-backend = One of the backends does not exist.
 error-unknown-group = One of the groups does not exist.
 error-unknown-pool = The fallback pool does not exist.
 error-invalid-filter = A filter value is not valid.
+error-invalid-metrics-token = The metrics token is missing or wrong.

@@ -59,3 +59,4 @@ error-unknown-backend = Uno de los servidores de modelos no existe.
 error-unknown-group = Uno de los grupos no existe.
 error-unknown-pool = El grupo de servidores de respaldo no existe.
 error-invalid-filter = Un valor de filtro no es válido.
+error-invalid-metrics-token = El token de métricas falta o es incorrecto.

@@ -59,3 +59,4 @@ error-unknown-backend = L’un des serveurs de modèles n’existe pas.
 error-unknown-group = L’un des groupes n’existe pas.
 error-unknown-pool = Le pool de secours n’existe pas.
 error-invalid-filter = Une valeur de filtre n’est pas valide.
+error-invalid-metrics-token = Le jeton des métriques est absent ou incorrect.

@@ -59,3 +59,4 @@ error-unknown-backend = Одного из серверов моделей не �
 error-unknown-group = Одной из групп не существует.
 error-unknown-pool = Резервного пула не существует.
 error-invalid-filter = Недопустимое значение фильтра.
+error-invalid-metrics-token = Токен для метрик отсутствует или неверен.

@@ -85,9 +85,7 @@ def test_omitting_members_keeps_them(carol_client: Client, alice: Any) -> None:
     assert [u.username for u in group.members.all()] == ["alice"]
 
 
-def test_an_unknown_member_is_refused_and_nothing_changes(
-    carol_client: Client, alice: Any
-) -> None:
+def test_an_unknown_member_is_refused_and_nothing_changes(carol_client: Client, alice: Any) -> None:
     group = make_group("research", priority="low", members=[alice])
     before = shown(group)
     response = put(
@@ -126,9 +124,7 @@ def test_an_unknown_member_does_not_create_the_group(carol_client: Client) -> No
         ),
         (
             {"name": "research", "is_admin": "maybe"},
-            envelope(
-                "Must be a valid boolean.", "invalid_request_error", "invalid", "is_admin"
-            ),
+            envelope("Must be a valid boolean.", "invalid_request_error", "invalid", "is_admin"),
         ),
         (
             {"name": "research", "members": [["alice"]]},

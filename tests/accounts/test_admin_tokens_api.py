@@ -59,7 +59,9 @@ def test_every_token_is_listed_with_its_owner_priority_and_setter(
     }
 
 
-@pytest.mark.parametrize(("value", "effective"), [("high", "high"), ("low", "low"), (None, "medium")])
+@pytest.mark.parametrize(
+    ("value", "effective"), [("high", "high"), ("low", "low"), (None, "medium")]
+)
 def test_an_administrator_may_set_any_value_and_is_recorded_as_the_setter(
     carol_client: Client, alice: Any, carol: Any, value: str | None, effective: str
 ) -> None:

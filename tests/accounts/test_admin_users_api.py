@@ -76,7 +76,10 @@ def test_an_account_without_a_password_cannot_sign_in_yet(carol_client: Client) 
         (
             {"username": "alice"},
             envelope(
-                "The username alice is taken.", "invalid_request_error", "username_taken", "username"
+                "The username alice is taken.",
+                "invalid_request_error",
+                "username_taken",
+                "username",
             ),
         ),
         (
@@ -99,9 +102,7 @@ def test_an_account_without_a_password_cannot_sign_in_yet(carol_client: Client) 
         ),
         (
             {"username": "dave", "email": "not-an-address"},
-            envelope(
-                "Enter a valid email address.", "invalid_request_error", "invalid", "email"
-            ),
+            envelope("Enter a valid email address.", "invalid_request_error", "invalid", "email"),
         ),
     ],
 )
@@ -118,7 +119,12 @@ def test_an_invalid_account_is_refused(
 def test_changing_an_account(carol_client: Client, alice: Any) -> None:
     response = carol_client.put(
         f"/api/v0/admin/users/{alice.pk}",
-        {"username": "alicia", "email": "a@example.org", "is_active": False, "password": "new password!"},
+        {
+            "username": "alicia",
+            "email": "a@example.org",
+            "is_active": False,
+            "password": "new password!",
+        },
         "application/json",
     )
     assert response.status_code == 200

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -236,9 +237,7 @@ def test_the_ttl_is_the_backstop_for_changes_behind_the_orms_back(
 
 
 def test_a_token_expiring_before_the_ttl_is_not_served_past_its_expiry(alice: Any) -> None:
-    _, plaintext = make_token_with_secret(
-        alice, expires_at=timezone.now() + timedelta(seconds=0.5)
-    )
+    _, plaintext = make_token_with_secret(alice, expires_at=timezone.now() + timedelta(seconds=0.5))
     assert run(caller_for_token(plaintext)) is not None
     time.sleep(0.6)
     assert run(caller_for_token(plaintext)) is None
@@ -309,9 +308,15 @@ async def test_the_lookup_never_touches_the_database_on_the_event_loop(alice: An
 
 
 async def _token_for(owner: Any) -> tuple[ApiToken, str]:
-    from asgiref.sync import sync_to_async
+    def create() -> tuple[ApiToken, str]:
+        try:
+            return make_token_with_secret(owner)
+        finally:
+            # asgiref's worker thread keeps its connection otherwise, and PostgreSQL then
+            # refuses to drop the test database at the end of the session.
+            connection.close()
 
-    return await sync_to_async(make_token_with_secret)(owner)
+    return await sync_to_async(create)()
 
 
 def test_a_browser_session_runs_at_the_users_inherited_priority(alice: Any) -> None:

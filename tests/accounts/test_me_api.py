@@ -16,7 +16,12 @@ pytestmark = pytest.mark.django_db
 def test_me_answers_who_i_am(alice_client: Client, alice: Any) -> None:
     response = alice_client.get("/api/v0/me")
     assert response.status_code == 200
-    assert response.json() == {"id": alice.pk, "username": "alice", "is_admin": False, "language": "en"}
+    assert response.json() == {
+        "id": alice.pk,
+        "username": "alice",
+        "is_admin": False,
+        "language": "en",
+    }
     assert not UserProfile.objects.exists()  # reading writes nothing
 
 

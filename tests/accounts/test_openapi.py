@@ -55,8 +55,15 @@ def test_every_route_is_documented_with_exactly_its_methods(schema: dict[str, An
 
 
 def test_every_documented_accounts_path_is_routed(schema: dict[str, Any]) -> None:
-    ours = ("/api/v0/tokens", "/api/v0/me", "/api/v0/session/", "/api/v0/admin/groups",
-            "/api/v0/admin/users", "/api/v0/admin/tokens", "/api/v0/admin/settings")
+    ours = (
+        "/api/v0/tokens",
+        "/api/v0/me",
+        "/api/v0/session/",
+        "/api/v0/admin/groups",
+        "/api/v0/admin/users",
+        "/api/v0/admin/tokens",
+        "/api/v0/admin/settings",
+    )
     documented = {p for p in schema["paths"] if p.startswith(ours)}
     assert documented == set(routed())
 

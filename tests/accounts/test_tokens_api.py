@@ -205,15 +205,15 @@ def test_a_body_that_is_not_json_is_a_parse_error(alice_client: Client) -> None:
 # --- list and details -----------------------------------------------------------------------
 
 
-def test_the_list_shows_only_my_tokens_newest_first(alice_client: Client, alice: Any, bob: Any) -> None:
+def test_the_list_shows_only_my_tokens_newest_first(
+    alice_client: Client, alice: Any, bob: Any
+) -> None:
     first = make_token(alice, name="first")
     second = make_token(alice, name="second", priority="low")
     make_token(bob, name="bobs")
     response = alice_client.get("/api/v0/tokens")
     assert response.status_code == 200
-    assert response.json() == {
-        "tokens": [shown(second, effective_priority="low"), shown(first)]
-    }
+    assert response.json() == {"tokens": [shown(second, effective_priority="low"), shown(first)]}
 
 
 def test_details_show_saved_priorities_my_inherited_priority_ceiling_and_the_switch(

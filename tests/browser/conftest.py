@@ -67,7 +67,7 @@ def _build_app() -> Any:
 
 
 @pytest.fixture(scope="session")
-def aiplane_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[LiveServer]:
+def aiplane_server(django_db_setup: None) -> Iterator[LiveServer]:
     import uvicorn
 
     # Serve static files straight from static/ (no collectstatic in a test run), re-read on change.

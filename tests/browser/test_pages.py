@@ -6,6 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
+
+from accounts.models import UserProfile
+from aiplane import i18n
+from tests.factories import make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -79,3 +84,33 @@ def test_the_menu_opens_at_phone_width(
     screenshot(page, "menu-open", widths=((390, 844),))
     page.keyboard.press("Escape")
     assert not groups.is_visible()
+
+
+def test_an_unknown_address_gets_the_404_page(page: Any, alice: Any, sign_in: Any) -> None:
+    sign_in(page, "alice")
+    response = page.goto("/no/such/page/")
+    assert response.status == 404
+    assert page.locator("h1").inner_text() == "Page not found"
+    assert page.get_by_role("link", name="Back to your tokens").is_visible()
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_language_renders_without_raw_message_ids(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any, lang: str
+) -> None:
+    UserProfile.objects.create(user=carol, language=lang)
+    make_token(carol, name="ci", priority="low")
+    sign_in(page, "carol")
+    expect(page.locator(".token-card")).to_have_count(1)
+    assert page.locator("html").get_attribute("lang") == lang
+    ids = [msg_id for msg_id in i18n.catalog_messages("en") if "-" in msg_id]
+    for path in ["/tokens/", "/admin/settings/"]:
+        if path != "/tokens/":
+            page.goto(path)
+        text = page.locator("body").inner_text()
+        options = " ".join(page.locator("option").all_inner_texts())
+        leaked = [msg_id for msg_id in ids if msg_id in text or msg_id in options]
+        assert not leaked, f"{lang} {path} shows ids {leaked}"
+    page.goto("/tokens/")
+    expect(page.locator(".token-card")).to_have_count(1)
+    screenshot(page, f"tokens-{lang}", widths=((1280, 800),))

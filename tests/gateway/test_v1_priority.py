@@ -1,4 +1,4 @@
-"""Strict priority end to end: classes from groups and tokens, hints that only lower, the queue order.
+"""Strict priority end to end: classes from groups and tokens, hints that only lower, queue order.
 
 Every ordering test uses a backend with one slot in front of a *gated* engine (SimConfig slots=0):
 the first request takes the gateway's slot and then sits in the engine until the test opens the
@@ -24,21 +24,25 @@ from tests.gateway.conftest import add_backend
 MAPPING = {"mode": "custom", "mapping": {"field": "priority", "low": 1, "medium": 0, "high": -1}}
 CLASS_OF_VALUE = {1: "low", 0: "medium", -1: "high"}
 
+# One client for the module: building one per request (its TLS context) costs more than the call.
+# No keep-alive, so no connection outlives the servers of the test that opened it.
+HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
+
 
 class Call(NamedTuple):
     label: str
     key: str
-    headers: dict[str, str] = {}  # noqa: RUF012 - never mutated; a NamedTuple default
+    headers: dict[str, str] = {}  # never mutated: a NamedTuple default
 
 
-def chat(gateway: Any, key: str, label: str = "hi", *, headers: dict[str, str] | None = None,
-         **body: Any) -> httpx.Response:
+def chat(
+    gateway: Any, key: str, label: str = "hi", *, headers: dict[str, str] | None = None, **body: Any
+) -> httpx.Response:
     payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    return httpx.post(
+    return HTTP.post(
         gateway.v1 + "/chat/completions",
         json=payload,
         headers={"Authorization": f"Bearer {key}", **(headers or {})},
-        timeout=30,
     )
 
 
@@ -51,15 +55,11 @@ def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) 
 
 
 def engine_records(server: Any) -> list[dict[str, Any]]:
-    return [
-        r
-        for r in httpx.get(server.url + "/sim/requests", timeout=10).json()
-        if r["path"] != "/v1/models"
-    ]
+    return [r for r in HTTP.get(server.url + "/sim/requests").json() if r["path"] != "/v1/models"]
 
 
 def engine_stats(server: Any) -> dict[str, int]:
-    return httpx.get(server.url + "/sim/stats", timeout=10).json()
+    return HTTP.get(server.url + "/sim/stats").json()
 
 
 def labels_seen(server: Any) -> list[str]:
@@ -67,7 +67,7 @@ def labels_seen(server: Any) -> list[str]:
 
 
 def open_gate(server: Any) -> None:
-    httpx.post(server.url + "/sim/config", json={"slots": 1}, timeout=10).raise_for_status()
+    HTTP.post(server.url + "/sim/config", json={"slots": 1}).raise_for_status()
 
 
 def run_in_line(gateway: Any, engine: Any, blocker: str, calls: list[Call]) -> list[str]:
@@ -196,13 +196,15 @@ def test_a_hint_lowers_a_request_behind_its_peers_but_never_raises_it(prioritize
         ],
     )
 
-    assert order == ["medium", "high-asking-for-low", "low-asking-for-high",
-                     "low-asking-for-interactive"]
+    assert order == [
+        "medium",
+        "high-asking-for-low",
+        "low-asking-for-high",
+        "low-asking-for-interactive",
+    ]
 
 
-def test_an_in_band_offset_orders_requests_inside_the_band_they_were_lowered_to(
-    prioritized, gated
-):
+def test_an_in_band_offset_orders_requests_inside_the_band_they_were_lowered_to(prioritized, gated):
     blocker = key_for("blocker", "high")
     medium = key_for("mo", "medium")
 
@@ -328,9 +330,7 @@ def test_an_owners_token_override_is_capped_by_the_owners_current_groups(priorit
     owner = make_user("olga")
     group = make_group("olga-team", priority="high", members=[owner])
     _, key = make_token_with_secret(owner, name="override", priority="high")
-    _, granted = make_token_with_secret(
-        owner, name="granted", priority="high", set_by_admin=True
-    )
+    _, granted = make_token_with_secret(owner, name="granted", priority="high", set_by_admin=True)
 
     assert chat(prioritized, key).status_code == 200
     assert class_of_last_request(mapped) == "high"
@@ -377,3 +377,37 @@ def test_a_group_priority_change_applies_to_the_very_next_request(prioritized, m
 
     assert chat(prioritized, key).status_code == 200
     assert class_of_last_request(mapped) == "medium"
+
+
+def test_a_request_that_cannot_use_the_free_backend_does_not_block_others(
+    prioritized, gated, make_sim
+):
+    other = make_sim(tokens=1, token_delay=0, models=["sim-large", "sim-small"])
+    add_backend("large", other.url, pool="large", models=["sim-large"])
+    add_backend("research", other.url, pool="research", allowed_groups=["research"])
+    blocker = key_for("blocker", "high")
+    high = key_for("hana", "high")
+    low_user = make_user("lena")
+    make_group("research", priority="low", members=[low_user])
+    low = make_token_with_secret(low_user, name="lab")[1]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(chat, prioritized, blocker, "blocker")
+        wait_until(lambda: engine_stats(gated)["waiting"] == 1, "the blocker holds the slot")
+        waiting_high = pool.submit(chat, prioritized, high, "high-waits-for-solo")
+        wait_until(lambda: prioritized.runtime.queue.waiting == 1, "the high request waits")
+
+        # Another model, and a pool only some may use: both free, so the low caller goes first.
+        by_model = chat(prioritized, low, "low-other-model", model="sim-large")
+        by_access = chat(prioritized, low, "low-research-pool")
+
+        assert by_model.status_code == 200, by_model.text
+        assert by_access.status_code == 200, by_access.text
+        assert by_access.headers["x-aiplane-backend"] == "research"
+        assert prioritized.runtime.queue.waiting == 1
+        assert not waiting_high.done()
+        open_gate(gated)
+        assert first.result().status_code == 200
+        assert waiting_high.result().status_code == 200
+    assert labels_seen(other) == ["low-other-model", "low-research-pool"]
+    assert labels_seen(gated) == ["blocker", "high-waits-for-solo"]

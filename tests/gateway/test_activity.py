@@ -1,0 +1,470 @@
+"""The per-request activity record: one per outcome, written off the request path, and its API."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from aiplane.catalog import settings_update
+from gateway import topology
+from gateway.activity import prune
+from gateway.models import ActivityRecord
+from tests.accounts.errors import NOT_ADMIN, NOT_SIGNED_IN, envelope
+from tests.factories import make_group, make_token
+from tests.gateway.conftest import add_backend
+from tests.gateway.drive import (
+    chat,
+    configure,
+    engine_stats,
+    key_for,
+    open_raw,
+    wait_until,
+    waiting,
+)
+
+ACTIVITY = "/api/v0/admin/activity"
+T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def records_of(*usernames: str, timeout: float = 5.0) -> dict[str, ActivityRecord]:
+    """Wait for the recorder's flush (about a second) until each user has exactly one record."""
+    wanted = set(usernames)
+
+    def flushed() -> bool:
+        return set(ActivityRecord.objects.values_list("username", flat=True)) >= wanted
+
+    wait_until(flushed, f"records of {sorted(wanted)} are written", timeout)
+    rows = list(ActivityRecord.objects.all())
+    assert sorted(r.username for r in rows) == sorted(usernames)
+    return {r.username: r for r in rows}
+
+
+def token_id(username: str) -> int:
+    return ApiToken.objects.get(name=f"{username}-token").pk
+
+
+def story(r: ActivityRecord) -> dict[str, Any]:
+    """The fields that do not depend on timing."""
+    return {
+        "token": (r.token_id, r.token_name),
+        "user": (r.user_id is not None, r.username),
+        "model": r.model,
+        "path": r.path,
+        "backend": r.backend,
+        "class": r.priority_class,
+        "hint": r.hint,
+        "score": r.score,
+        "outcome": r.outcome,
+        "status": r.status,
+    }
+
+
+def expected(username: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "token": (token_id(username), f"{username}-token"),
+        "user": (True, username),
+        "model": "sim-small",
+        "path": "/v1/chat/completions",
+        "backend": "solo",
+        "class": "medium",
+        "hint": "",
+        "score": None,
+        "outcome": "immediate",
+        "status": 200,
+        **fields,
+    }
+
+
+def differences(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per user, each field that differs as (got, wanted): a readable failure for a wide table."""
+    out: dict[str, Any] = {}
+    for name in sorted(set(got) | set(want)):
+        mine, theirs = got.get(name, {}), want.get(name, {})
+        diff = {
+            k: (mine.get(k), theirs.get(k))
+            for k in sorted(set(mine) | set(theirs))
+            if mine.get(k) != theirs.get(k)
+        }
+        if diff:
+            out[name] = diff
+    return out
+
+
+@pytest.fixture
+def engine(make_sim: Any) -> Any:
+    return make_sim(slots=1, tokens=2, token_delay=0)
+
+
+@pytest.fixture
+def solo(gateway: Any, engine: Any) -> Any:
+    """The live gateway with prioritization on and one single-slot backend serving two models."""
+    settings_update(values={"gateway.priority_enabled": True})
+    add_backend("solo", engine.url, max_inflight=1, models=["sim-small", "sim-large"])
+    return gateway
+
+
+def test_every_outcome_leaves_a_record_of_who_what_where_and_how_long(
+    solo: Any, engine: Any
+) -> None:
+    users = ["ivy", "blake", "walt", "cass", "erin", "ezra", "rita"]
+    keys = {name: key_for(name, "high" if name == "ivy" else None) for name in users}
+    started = timezone.now()
+
+    assert chat(solo, keys["ivy"], "free slot").status_code == 200
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        configure(engine, slots=0)
+        blocker = pool.submit(chat, solo, keys["blake"], "blocker")
+        wait_until(lambda: engine_stats(engine)["waiting"] == 1, "blake holds the slot")
+
+        lowered = pool.submit(
+            chat, solo, keys["walt"], "lowered", headers={"X-LlamaSwap-Priority": "batch"}
+        )
+        wait_until(lambda: waiting(solo) == 1, "walt waits")
+
+        leaver = open_raw(solo, keys["cass"], "leaver")
+        wait_until(lambda: waiting(solo) == 2, "cass waits")
+        leaver.close()
+        wait_until(lambda: waiting(solo) == 1, "cass has left")
+
+        orphan = pool.submit(chat, solo, keys["erin"], "orphan", model="sim-large")
+        wait_until(lambda: waiting(solo) == 2, "erin waits")
+        topology.backend_save(data={"name": "solo", "models": ["sim-small"]})
+        gone = orphan.result()
+        assert gone.status_code == 503, gone.text
+        assert gone.json()["error"]["code"] == "no_backend_available"
+
+        settings_update(values={"gateway.upstream_wait_secs": 1})
+        late = chat(solo, keys["ezra"], "too late")
+        assert late.status_code == 503, late.text
+
+        settings_update(values={"gateway.max_waiters": 1})
+        refused = chat(solo, keys["rita"], "one too many")
+        assert refused.status_code == 429, refused.text
+
+        configure(engine, slots=1)
+        assert blocker.result().status_code == 200
+        assert lowered.result().status_code == 200
+    finished = timezone.now()
+
+    rows = records_of(*users)
+    for r in rows.values():
+        assert started <= r.at <= finished
+        assert r.duration_ms >= r.queue_ms >= 0
+    timing = {
+        "ivy did not queue": rows["ivy"].queue_ms < 1,
+        "rita was refused at once": rows["rita"].queue_ms == 0,
+        "walt queued": rows["walt"].queue_ms > 0,
+        "cass queued until she left": rows["cass"].queue_ms > 0,
+        "erin queued until her model went away": rows["erin"].queue_ms > 0,
+        "ezra queued for his whole budget": 1000 <= rows["ezra"].queue_ms < 3000,
+    }
+
+    wanted = {
+        "ivy": expected("ivy", **{"class": "high"}),
+        "blake": expected("blake"),
+        "walt": expected(
+            "walt",
+            outcome="waited",
+            hint="x-llamaswap-priority=batch",
+            **{"class": "low"},
+        ),
+        "cass": expected("cass", outcome="cancelled", status=499, backend=""),
+        "erin": expected("erin", outcome="error", status=503, backend="", model="sim-large"),
+        "ezra": expected("ezra", outcome="expired", status=503, backend=""),
+        "rita": expected("rita", outcome="rejected", status=429, backend=""),
+    }
+    wrong_timing = [fact for fact, true in timing.items() if not true]
+    fields = differences({name: story(r) for name, r in rows.items()}, wanted)
+    assert {"fields": fields, "timing": wrong_timing} == {"fields": {}, "timing": []}
+
+
+def test_a_request_that_finds_a_free_slot_is_recorded_as_immediate(solo: Any) -> None:
+    key = key_for("ivy")
+    assert chat(solo, key).status_code == 200
+    record = records_of("ivy")["ivy"]
+    assert (record.outcome, record.status, record.backend) == ("immediate", 200, "solo")
+
+
+def test_under_the_serial_scheduler_a_record_carries_the_score_the_request_won_with(
+    solo: Any,
+) -> None:
+    """llama-swap's score: band anchor + in-band offset + affinity + waited seconds / divisor."""
+    settings_update(values={"gateway.scheduler": "serial"})
+    assert chat(solo, key_for("hana", "high"), "high").status_code == 200
+    lowered = {"X-LlamaSwap-Priority": "-20"}
+    assert chat(solo, key_for("mia"), "offset", headers=lowered).status_code == 200
+    rows = records_of("hana", "mia")
+    assert (rows["mia"].hint, rows["mia"].priority_class) == ("x-llamaswap-priority=-20", "medium")
+    assert rows["hana"].score == pytest.approx(100, abs=0.01)
+    assert rows["mia"].score == pytest.approx(-20, abs=0.01)
+
+
+def test_requests_refused_before_admission_leave_no_activity_record(solo: Any) -> None:
+    """Documents today's behaviour: only requests that reached the queue are recorded.
+
+    401 (token), 400 (body, hint), 404 (unknown model) and 403 (model not allowed) are answered
+    before the record is built, so none of them appears in the activity log.
+    """
+    make_group("research")
+    engine_url = solo.runtime.snapshot.upstreams["solo"].spec.base_url.removesuffix("/v1")
+    add_backend(
+        "closed",
+        engine_url,
+        pool="research-only",
+        allowed_groups=["research"],
+        models=["sim-closed"],
+    )
+    key = key_for("ivy")
+    assert chat(solo, "gwk_" + "0" * 64).status_code == 401
+    bad_json = httpx.post(
+        solo.v1 + "/chat/completions",
+        content=b"{not json",
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=10,
+    )
+    assert bad_json.status_code == 400
+    assert chat(solo, key, headers={"X-AIplane-Priority": "urgent"}).status_code == 400
+    assert chat(solo, key, model="nope").status_code == 404
+    assert chat(solo, key, model="sim-closed").status_code == 403
+
+    marker = key_for("marker")
+    assert chat(solo, marker, "after the refusals").status_code == 200
+    assert set(records_of("marker")) == {"marker"}
+
+
+def test_records_are_written_off_the_request_path_by_the_recorder(solo: Any) -> None:
+    recorder = solo.app.gateway.recorder
+    key = key_for("ivy")
+    assert chat(solo, key).status_code == 200
+    records_of("ivy")
+    assert recorder.written == 1
+    assert recorder.dropped == 0
+    assert not recorder.buffer
+
+
+# ----- the admin API ---------------------------------------------------------------------------
+
+
+def make_record(at: datetime, **fields: Any) -> ActivityRecord:
+    values: dict[str, Any] = {
+        "username": "alice",
+        "model": "sim-small",
+        "path": "/v1/chat/completions",
+        "backend": "gpu1",
+        "priority_class": "medium",
+        "outcome": "immediate",
+        "status": 200,
+        **fields,
+    }
+    return ActivityRecord.objects.create(at=at, **values)
+
+
+@pytest.fixture
+def history(alice: Any, bob: Any) -> dict[str, Any]:
+    """Five records a minute apart, T0 oldest: alice's on two tokens, bob's on one."""
+    laptop, ci = make_token(alice, name="laptop"), make_token(bob, name="ci")
+    rows = [
+        make_record(T0, token_id=laptop.pk, token_name="laptop"),
+        make_record(
+            T0 + timedelta(minutes=1),
+            token_id=laptop.pk,
+            token_name="laptop",
+            priority_class="high",
+            outcome="waited",
+            queue_ms=1500.0,
+        ),
+        make_record(
+            T0 + timedelta(minutes=2),
+            username="bob",
+            token_id=ci.pk,
+            token_name="ci",
+            model="sim-large",
+            priority_class="low",
+            outcome="expired",
+            status=503,
+            backend="",
+        ),
+        make_record(
+            T0 + timedelta(minutes=3),
+            username="bob",
+            token_id=ci.pk,
+            token_name="ci",
+            hint="x-llamaswap-priority=batch",
+            priority_class="low",
+        ),
+        make_record(T0 + timedelta(minutes=4), outcome="cancelled", status=499, backend=""),
+    ]
+    return {"rows": rows, "laptop": laptop, "ci": ci}
+
+
+def ids(response: Any) -> list[int]:
+    assert response.status_code == 200, response.content
+    return [row["id"] for row in response.json()["results"]]
+
+
+def test_an_administrator_lists_records_newest_first_with_every_field(
+    carol_client: Client, history: dict[str, Any]
+) -> None:
+    rows = history["rows"]
+    response = carol_client.get(ACTIVITY)
+    assert ids(response) == [r.pk for r in reversed(rows)]
+    body = response.json()
+    assert (body["count"], body["page"], body["page_size"], body["has_next"]) == (5, 1, 50, False)
+    assert body["results"][3] == {
+        "id": rows[1].pk,
+        "at": "2025-05-01T12:01:00+00:00",
+        "username": "alice",
+        "token_id": history["laptop"].pk,
+        "token_name": "laptop",
+        "model": "sim-small",
+        "path": "/v1/chat/completions",
+        "backend": "gpu1",
+        "class": "high",
+        "hint": "",
+        "score": None,
+        "queue_ms": 1500.0,
+        "first_byte_ms": None,
+        "outcome": "waited",
+        "status": 200,
+        "duration_ms": 0.0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("query", "picked"),
+    [
+        ({"user": "bob"}, [3, 2]),
+        ({"model": "sim-large"}, [2]),
+        ({"class": "low"}, [3, 2]),
+        ({"class": "high"}, [1]),
+        ({"outcome": "cancelled"}, [4]),
+        ({"outcome": "expired"}, [2]),
+        ({"since": "2025-05-01T12:03:00+00:00"}, [4, 3]),
+        ({"until": "2025-05-01T12:01:00+00:00"}, [0]),
+        ({"since": "2025-05-01T12:01:00Z", "until": "2025-05-01T12:03:00Z"}, [2, 1]),
+        ({"user": "alice", "class": "medium"}, [4, 0]),
+        ({"user": "nobody"}, []),
+    ],
+)
+def test_records_filter_by_user_model_class_outcome_and_time(
+    carol_client: Client, history: dict[str, Any], query: dict[str, str], picked: list[int]
+) -> None:
+    rows = history["rows"]
+    response = carol_client.get(ACTIVITY, query)
+    assert ids(response) == [rows[i].pk for i in picked]
+    assert response.json()["count"] == len(picked)
+
+
+def test_records_filter_by_token_id(carol_client: Client, history: dict[str, Any]) -> None:
+    rows = history["rows"]
+    assert ids(carol_client.get(ACTIVITY, {"token": history["ci"].pk})) == [rows[3].pk, rows[2].pk]
+    laptop = [rows[1].pk, rows[0].pk]
+    assert ids(carol_client.get(ACTIVITY, {"token": history["laptop"].pk})) == laptop
+
+
+def test_records_come_in_pages(carol_client: Client, history: dict[str, Any]) -> None:
+    newest_first = [r.pk for r in reversed(history["rows"])]
+    pages = []
+    for page in (1, 2, 3, 4):
+        body = carol_client.get(ACTIVITY, {"page": page, "page_size": 2}).json()
+        pages.append(([r["id"] for r in body["results"]], body["has_next"], body["count"]))
+        assert (body["page"], body["page_size"]) == (page, 2)
+    assert pages == [
+        (newest_first[0:2], True, 5),
+        (newest_first[2:4], True, 5),
+        (newest_first[4:], False, 5),
+        ([], False, 5),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "message", "param"),
+    [
+        ({"token": "laptop"}, "token must be a token id.", "token"),
+        ({"class": "urgent"}, "class must be low, medium or high.", "class"),
+        ({"since": "yesterday"}, "since must be an ISO 8601 time.", "since"),
+        ({"until": "2025-13-45"}, "until must be an ISO 8601 time.", "until"),
+        ({"page": "0"}, "page must be from 1 to 1000000000.", "page"),
+        ({"page": "two"}, "page must be from 1 to 1000000000.", "page"),
+        ({"page_size": "0"}, "page_size must be from 1 to 500.", "page_size"),
+        ({"page_size": "501"}, "page_size must be from 1 to 500.", "page_size"),
+    ],
+)
+def test_a_bad_filter_is_a_400_in_the_envelope(
+    carol_client: Client,
+    history: dict[str, Any],
+    query: dict[str, str],
+    message: str,
+    param: str,
+) -> None:
+    response = carol_client.get(ACTIVITY, query)
+    assert response.status_code == 400
+    assert response.json() == envelope(message, "invalid_request_error", "invalid_filter", param)
+
+
+def test_activity_is_for_administrators_only(
+    alice_client: Client, anonymous: Client, carol: Any
+) -> None:
+    assert alice_client.get(ACTIVITY).json() == NOT_ADMIN
+    assert alice_client.get(ACTIVITY).status_code == 403
+    assert anonymous.get(ACTIVITY).status_code == 401
+    assert anonymous.get(ACTIVITY).json() == NOT_SIGNED_IN
+
+
+# ----- retention -------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_pruning_deletes_only_records_older_than_the_retention() -> None:
+    now = timezone.now()
+    old = make_record(now - timedelta(days=31))
+    kept = [make_record(now - timedelta(days=29)), make_record(now)]
+    assert prune(30) == 1
+    assert not ActivityRecord.objects.filter(pk=old.pk).exists()
+    assert sorted(ActivityRecord.objects.values_list("pk", flat=True)) == sorted(r.pk for r in kept)
+    assert prune(30) == 0
+
+
+@pytest.fixture
+def aged_gateway(transactional_db: None, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Records 8 and 6 days old and a 7-day retention, all in place before the gateway starts."""
+    settings_update(values={"activity.retention_days": 7})
+    now = timezone.now()
+    rows = {
+        "old": make_record(now - timedelta(days=8)),
+        "recent": make_record(now - timedelta(days=6)),
+    }
+    request.getfixturevalue("gateway")
+    return rows
+
+
+def test_the_gateway_applies_the_retention_setting_when_it_starts(
+    aged_gateway: dict[str, Any],
+) -> None:
+    old = aged_gateway["old"]
+    wait_until(
+        lambda: not ActivityRecord.objects.filter(pk=old.pk).exists(), "the old record is pruned"
+    )
+    assert list(ActivityRecord.objects.values_list("pk", flat=True)) == [aged_gateway["recent"].pk]
+
+
+def test_a_playground_request_is_recorded_under_the_signed_in_user_without_a_token(
+    solo: Any, alice: Any, login: Any
+) -> None:
+    session = login(alice).cookies["sessionid"].value
+    response = httpx.post(
+        solo.v1 + "/chat/completions",
+        json={"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]},
+        headers={"X-AIplane-Session": "1", "Cookie": f"sessionid={session}"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+    record = records_of("alice")["alice"]
+    assert (record.user_id, record.token_id, record.token_name) == (alice.pk, None, "")

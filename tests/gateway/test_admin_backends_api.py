@@ -1,0 +1,607 @@
+"""Administration of backends and pools: create or update by name, list, delete, apply live."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from django.forms.models import model_to_dict
+from django.test import Client
+from django.urls import URLPattern
+
+from accounts import urls as accounts_urls
+from aiplane.catalog import settings_update
+from gateway import urls as gateway_urls
+from gateway.crypto import decrypt
+from gateway.models import Backend, Pool
+from tests.accounts.errors import CSRF_MISSING, NOT_ADMIN, NOT_SIGNED_IN, envelope
+from tests.factories import make_group, make_token_with_secret, make_user
+from tests.gateway.drive import wait_until, waiting
+
+BACKENDS = "/api/v0/admin/backends"
+POOLS = "/api/v0/admin/pools"
+KEY = "sk-backend-7f3a9c-do-not-leak"
+GPU1 = {
+    "name": "gpu1",
+    "base_url": "http://10.0.0.5:8000/v1/",
+    "api_key": KEY,
+    "max_inflight": 8,
+    "weight": 2,
+    "enabled": True,
+    "health_path": "/health",
+    "models": ["llama-3-8b", "llama-3-8b"],
+    "aliases": {"llama": "llama-3-8b"},
+    "priority": {"mode": "gateway"},
+}
+CUSTOM = {"mode": "custom", "mapping": {"field": "priority", "low": 1, "medium": 0, "high": -1}}
+
+
+def put(client: Client, url: str, payload: Any, **extra: Any) -> Any:
+    return client.put(url, payload, content_type="application/json", **extra)
+
+
+def invalid(message: str, code: str, param: str | None = None) -> dict[str, Any]:
+    return envelope(message, "invalid_request_error", code, param)
+
+
+def row(name: str) -> dict[str, Any]:
+    """Everything stored about a backend, timestamps included, to prove a refusal wrote nothing."""
+    backend = Backend.objects.get(name=name)
+    return {**model_to_dict(backend), "updated_at": backend.updated_at}
+
+
+def pool_row(name: str) -> dict[str, Any]:
+    pool = Pool.objects.get(name=name)
+    return {
+        **model_to_dict(pool, exclude=["backends"]),
+        "backends": sorted(b.name for b in pool.backends.all()),
+        "updated_at": pool.updated_at,
+    }
+
+
+@pytest.fixture
+def gpu1(db: None) -> Backend:
+    from gateway import topology
+
+    return topology.backend_save(data=dict(GPU1))
+
+
+# ----- backends: happy paths -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_putting_a_new_name_creates_the_backend(carol_client: Client) -> None:
+    response = put(carol_client, BACKENDS, GPU1)
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "name": "gpu1",
+        "base_url": "http://10.0.0.5:8000/v1",
+        "has_api_key": True,
+        "max_inflight": 8,
+        "weight": 2,
+        "enabled": True,
+        "health_path": "/health",
+        "models": ["llama-3-8b"],
+        "aliases": {"llama": "llama-3-8b"},
+        "priority": {"mode": "gateway"},
+        "profile": None,
+        "discovered_models": [],
+        "forwarding": "not forwarded: gateway-only mode",
+        "pools": [],
+        "healthy": None,
+        "inflight": None,
+    }
+    assert Backend.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_new_backend_takes_the_documented_defaults(carol_client: Client) -> None:
+    response = put(carol_client, BACKENDS, {"name": "plain", "base_url": "https://llm.example"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["max_inflight"], body["weight"], body["enabled"]) == (16, 1, True)
+    assert (body["has_api_key"], body["priority"]) == (False, {"mode": "auto"})
+    assert body["forwarding"] == "not forwarded: the backend has not been identified"
+
+
+def test_putting_an_existing_name_updates_only_the_fields_sent(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    response = put(carol_client, BACKENDS, {"name": "gpu1", "max_inflight": 4, "enabled": False})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["max_inflight"], body["enabled"]) == (4, False)
+    assert (body["base_url"], body["weight"], body["has_api_key"]) == (
+        "http://10.0.0.5:8000/v1",
+        2,
+        True,
+    )
+    assert Backend.objects.count() == 1
+    assert decrypt(Backend.objects.get().api_key_encrypted) == KEY
+
+
+def test_the_list_says_whether_a_key_is_set_and_never_the_key(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    put(carol_client, BACKENDS, {"name": "keyless", "base_url": "http://10.0.0.6:8000/v1"})
+    response = carol_client.get(BACKENDS)
+    assert response.status_code == 200
+    listed = {b["name"]: b for b in response.json()["backends"]}
+    assert list(listed) == ["gpu1", "keyless"]
+    assert (listed["gpu1"]["has_api_key"], listed["keyless"]["has_api_key"]) == (True, False)
+    assert not any("api_key" in b for b in listed.values())
+
+
+def test_the_plaintext_key_appears_in_no_response_and_is_encrypted_at_rest(
+    carol_client: Client,
+) -> None:
+    make_group("research")
+    responses = [
+        put(carol_client, BACKENDS, GPU1),
+        put(carol_client, BACKENDS, {"name": "gpu1", "api_key": KEY, "weight": 3}),
+        put(carol_client, POOLS, {"name": "chat", "backends": ["gpu1"]}),
+        carol_client.get(BACKENDS),
+        carol_client.get(POOLS),
+        put(carol_client, BACKENDS, {**GPU1, "max_inflight": 0}),  # a refusal echoes nothing
+    ]
+    for response in responses:
+        assert KEY.encode() not in response.content
+        assert KEY[3:].encode() not in response.content
+    stored = Backend.objects.get(name="gpu1").api_key_encrypted
+    assert stored and KEY not in stored
+    assert stored.startswith("gAAAAA")  # a Fernet token
+    assert decrypt(stored) == KEY
+
+
+def test_a_null_key_keeps_the_stored_key_and_an_empty_one_clears_it(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    before = Backend.objects.get().api_key_encrypted
+    assert put(carol_client, BACKENDS, {"name": "gpu1", "api_key": None}).json()["has_api_key"]
+    assert Backend.objects.get().api_key_encrypted == before
+    cleared = put(carol_client, BACKENDS, {"name": "gpu1", "api_key": ""})
+    assert cleared.json()["has_api_key"] is False
+    assert Backend.objects.get().api_key_encrypted == ""
+
+
+@pytest.mark.parametrize(
+    ("mode", "forwarding"),
+    [
+        ({"mode": "auto"}, "not forwarded: the backend has not been identified"),
+        ({"mode": "gateway"}, "not forwarded: gateway-only mode"),
+        (CUSTOM, "forwarding priority as field 'priority' (manual: low=1, medium=0, high=-1)"),
+    ],
+)
+def test_each_priority_mode_round_trips(
+    carol_client: Client, gpu1: Backend, mode: dict[str, Any], forwarding: str
+) -> None:
+    saved = put(carol_client, BACKENDS, {"name": "gpu1", "priority": mode})
+    assert saved.status_code == 200, saved.content
+    assert (saved.json()["priority"], saved.json()["forwarding"]) == (mode, forwarding)
+    listed = carol_client.get(BACKENDS).json()["backends"][0]
+    assert (listed["priority"], listed["forwarding"]) == (mode, forwarding)
+    assert Backend.objects.get().priority_mode == mode
+
+
+def test_switching_away_from_custom_drops_the_mapping(carol_client: Client, gpu1: Backend) -> None:
+    put(carol_client, BACKENDS, {"name": "gpu1", "priority": CUSTOM})
+    back = put(carol_client, BACKENDS, {"name": "gpu1", "priority": {**CUSTOM, "mode": "auto"}})
+    assert back.json()["priority"] == {"mode": "auto"}
+
+
+def test_deleting_a_backend_removes_it_from_its_pools(carol_client: Client, gpu1: Backend) -> None:
+    put(carol_client, POOLS, {"name": "chat", "backends": ["gpu1"]})
+    response = carol_client.delete(f"{BACKENDS}/gpu1")
+    assert response.status_code == 204
+    assert not Backend.objects.exists()
+    assert carol_client.get(POOLS).json()["pools"][0]["backends"] == []
+
+
+# ----- backends: refusals change nothing -------------------------------------------------------
+
+
+def protected(field: str) -> dict[str, Any]:
+    return invalid(
+        f"Priority field '{field}' would replace a protected request parameter.",
+        "protected_priority_field",
+        "priority.mapping.field",
+    )
+
+
+def not_an_int(name: str) -> dict[str, Any]:
+    return invalid(
+        f"Priority value for '{name}' must be an integer.",
+        "invalid_priority_mapping",
+        f"priority.mapping.{name}",
+    )
+
+
+def custom(**mapping: Any) -> dict[str, Any]:
+    return {"mode": "custom", "mapping": {**CUSTOM["mapping"], **mapping}}
+
+
+BAD_MODE = invalid(
+    "Priority mode must be one of: auto, gateway, custom.", "invalid_priority_mode", "priority.mode"
+)
+BAD_URL = invalid("base_url must be an http:// or https:// URL.", "invalid_url", "base_url")
+BAD_INFLIGHT = invalid(
+    "max_inflight must be an integer from 1 to 100000.", "invalid_value", "max_inflight"
+)
+
+REFUSED_BACKEND_CHANGES = [
+    pytest.param({"priority": custom(field="messages")}, protected("messages"), id="messages"),
+    pytest.param({"priority": custom(field="stream")}, protected("stream"), id="stream"),
+    pytest.param({"priority": custom(field="max_tokens")}, protected("max_tokens"), id="max"),
+    pytest.param({"priority": custom(field="model")}, protected("model"), id="model"),
+    pytest.param({"priority": {"mode": "fastest"}}, BAD_MODE, id="unknown-mode"),
+    pytest.param({"priority": {}}, BAD_MODE, id="no-mode"),
+    pytest.param(
+        {"priority": "auto"},
+        invalid("Priority mode must be an object.", "invalid_priority_mode", "priority"),
+        id="mode-not-an-object",
+    ),
+    pytest.param(
+        {"priority": {"mode": "custom"}},
+        invalid(
+            "Custom priority mode needs a mapping object with field, low, medium and high.",
+            "invalid_priority_mapping",
+            "priority.mapping",
+        ),
+        id="custom-without-mapping",
+    ),
+    pytest.param({"priority": custom(low="1")}, not_an_int("low"), id="string-value"),
+    pytest.param({"priority": custom(medium=0.5)}, not_an_int("medium"), id="float-value"),
+    pytest.param({"priority": custom(high=True)}, not_an_int("high"), id="bool-value"),
+    pytest.param({"priority": custom(high=None)}, not_an_int("high"), id="missing-value"),
+    pytest.param(
+        {"priority": custom(low=2**31)},
+        invalid(
+            "Priority value for 'low' must fit in a signed 32-bit integer.",
+            "invalid_priority_mapping",
+            "priority.mapping.low",
+        ),
+        id="value-beyond-int32",
+    ),
+    pytest.param({"base_url": "ftp://10.0.0.5/v1"}, BAD_URL, id="ftp-url"),
+    pytest.param({"base_url": "10.0.0.5:8000"}, BAD_URL, id="no-scheme"),
+    pytest.param({"base_url": 8000}, BAD_URL, id="url-not-a-string"),
+    pytest.param({"max_inflight": 0}, BAD_INFLIGHT, id="zero-inflight"),
+    pytest.param({"max_inflight": -1}, BAD_INFLIGHT, id="negative-inflight"),
+    pytest.param({"max_inflight": 100_001}, BAD_INFLIGHT, id="huge-inflight"),
+    pytest.param({"max_inflight": "8"}, BAD_INFLIGHT, id="string-inflight"),
+    pytest.param({"max_inflight": True}, BAD_INFLIGHT, id="bool-inflight"),
+    pytest.param(
+        {"enabled": "yes"},
+        invalid("enabled must be true or false.", "invalid_value", "enabled"),
+        id="enabled-not-a-bool",
+    ),
+    pytest.param(
+        {"api_key": 12345},
+        invalid("api_key must be a string.", "invalid_value", "api_key"),
+        id="key-not-a-string",
+    ),
+    pytest.param(
+        {"models": ["ok", ""]},
+        invalid("models must be a list of non-empty strings.", "invalid_value", "models"),
+        id="empty-model-name",
+    ),
+    pytest.param(
+        {"health_path": "health"},
+        invalid(
+            "health_path must start with '/' (or be empty to probe /models).",
+            "invalid_value",
+            "health_path",
+        ),
+        id="relative-health-path",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "error"), REFUSED_BACKEND_CHANGES)
+def test_a_refused_backend_change_answers_the_envelope_and_changes_nothing(
+    carol_client: Client, gpu1: Backend, change: dict[str, Any], error: dict[str, Any]
+) -> None:
+    before = row("gpu1")
+    response = put(carol_client, BACKENDS, {"name": "gpu1", "api_key": "another-key", **change})
+    assert response.status_code == 400
+    assert response.json() == error
+    assert row("gpu1") == before
+
+
+@pytest.mark.parametrize(("change", "error"), REFUSED_BACKEND_CHANGES[:3])
+def test_a_refused_new_backend_is_not_created(
+    carol_client: Client, change: dict[str, Any], error: dict[str, Any]
+) -> None:
+    response = put(carol_client, BACKENDS, {**GPU1, **change})
+    assert response.json() == error
+    assert not Backend.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["", "-starts-with-dash", "has space", "x" * 101, None, 7])
+def test_a_bad_backend_name_is_refused(carol_client: Client, name: Any) -> None:
+    response = put(carol_client, BACKENDS, {**GPU1, "name": name})
+    assert response.status_code == 400
+    assert response.json() == invalid(
+        "A name uses letters, digits, '-', '_' or '.', and starts with a letter or digit.",
+        "invalid_name",
+        "name",
+    )
+    assert not Backend.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_body_that_is_not_an_object_is_refused(carol_client: Client) -> None:
+    response = put(carol_client, BACKENDS, ["gpu1"])
+    assert response.status_code == 400
+    assert response.json() == invalid("Send a JSON object.", "invalid_request")
+
+
+@pytest.mark.django_db
+def test_deleting_an_unknown_backend_is_a_404(carol_client: Client) -> None:
+    response = carol_client.delete(f"{BACKENDS}/ghost")
+    assert response.status_code == 404
+    assert response.json() == envelope(
+        "No backend named 'ghost'.", "not_found_error", "backend_not_found"
+    )
+
+
+@pytest.mark.django_db
+def test_detecting_an_unknown_backend_is_a_404(carol_client: Client) -> None:
+    response = carol_client.post(f"{BACKENDS}/ghost/detect")
+    assert response.status_code == 404
+    assert response.json() == envelope(
+        "No backend named 'ghost'.", "not_found_error", "backend_not_found"
+    )
+
+
+# ----- pools -----------------------------------------------------------------------------------
+
+
+def test_putting_a_pool_creates_then_updates_it_by_name(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    make_group("research")
+    put(carol_client, BACKENDS, {"name": "gpu2", "base_url": "http://10.0.0.7:8000/v1"})
+    put(carol_client, POOLS, {"name": "spare"})
+    created = put(
+        carol_client,
+        POOLS,
+        {
+            "name": "chat",
+            "kind": "chat",
+            "strategy": "prefix_affinity",
+            "allowed_groups": ["research"],
+            "fallback": "spare",
+            "backends": ["gpu2", "gpu1"],
+        },
+    )
+    assert created.status_code == 200, created.content
+    assert created.json() == {
+        "name": "chat",
+        "kind": "chat",
+        "strategy": "prefix_affinity",
+        "allowed_groups": ["research"],
+        "fallback": "spare",
+        "backends": ["gpu1", "gpu2"],
+    }
+    updated = put(
+        carol_client, POOLS, {"name": "chat", "strategy": "round_robin", "fallback": None}
+    )
+    assert updated.json() == {**created.json(), "strategy": "round_robin", "fallback": None}
+    assert Pool.objects.count() == 2
+    listed = carol_client.get(POOLS).json()["pools"]
+    assert [p["name"] for p in listed] == ["chat", "spare"]
+    assert listed[0] == updated.json()
+    assert carol_client.get(BACKENDS).json()["backends"][0]["pools"] == ["chat"]
+
+
+REFUSED_POOL_CHANGES = [
+    pytest.param(
+        {"backends": ["gpu1", "ghost"]},
+        invalid("Unknown backend: ghost.", "unknown_backend", "backends"),
+        id="unknown-backend",
+    ),
+    pytest.param(
+        {"allowed_groups": ["nobody"]},
+        invalid("Unknown group: nobody.", "unknown_group", "allowed_groups"),
+        id="unknown-group",
+    ),
+    pytest.param(
+        {"fallback": "ghost"},
+        invalid("No other pool named 'ghost'.", "unknown_pool", "fallback"),
+        id="unknown-fallback",
+    ),
+    pytest.param(
+        {"fallback": "chat"},
+        invalid("No other pool named 'chat'.", "unknown_pool", "fallback"),
+        id="itself-as-fallback",
+    ),
+    pytest.param(
+        {"kind": "image"},
+        invalid("kind must be one of: chat, embedding.", "invalid_value", "kind"),
+        id="unknown-kind",
+    ),
+    pytest.param(
+        {"strategy": "fastest"},
+        invalid(
+            "strategy must be one of: least_inflight, round_robin, prefix_affinity.",
+            "invalid_value",
+            "strategy",
+        ),
+        id="unknown-strategy",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "error"), REFUSED_POOL_CHANGES)
+def test_a_refused_pool_change_answers_the_envelope_and_changes_nothing(
+    carol_client: Client, gpu1: Backend, change: dict[str, Any], error: dict[str, Any]
+) -> None:
+    put(carol_client, BACKENDS, {"name": "gpu2", "base_url": "http://10.0.0.7:8000/v1"})
+    put(carol_client, POOLS, {"name": "chat", "backends": ["gpu1"], "strategy": "round_robin"})
+    before = pool_row("chat")
+    # Valid fields sent beside the bad one must not be saved either.
+    payload = {"name": "chat", "backends": ["gpu2"], "strategy": "least_inflight", **change}
+    response = put(carol_client, POOLS, payload)
+    assert response.status_code == 400
+    assert response.json() == error
+    assert pool_row("chat") == before
+
+
+@pytest.mark.django_db
+def test_a_refused_new_pool_is_not_created(carol_client: Client) -> None:
+    response = put(carol_client, POOLS, {"name": "chat", "backends": ["ghost"]})
+    assert response.json() == invalid("Unknown backend: ghost.", "unknown_backend", "backends")
+    assert not Pool.objects.exists()
+
+
+@pytest.mark.django_db
+def test_deleting_pools_known_and_unknown(carol_client: Client) -> None:
+    put(carol_client, POOLS, {"name": "chat"})
+    assert carol_client.delete(f"{POOLS}/chat").status_code == 204
+    assert not Pool.objects.exists()
+    response = carol_client.delete(f"{POOLS}/chat")
+    assert response.status_code == 404
+    assert response.json() == envelope("No pool named 'chat'.", "not_found_error", "pool_not_found")
+
+
+# ----- who may ---------------------------------------------------------------------------------
+
+ENDPOINTS = [
+    ("get", BACKENDS),
+    ("put", BACKENDS),
+    ("delete", f"{BACKENDS}/gpu1"),
+    ("post", f"{BACKENDS}/gpu1/detect"),
+    ("get", POOLS),
+    ("put", POOLS),
+    ("delete", f"{POOLS}/chat"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ENDPOINTS)
+def test_nobody_signed_in_gets_401_and_nothing_changes(
+    anonymous: Client, gpu1: Backend, method: str, path: str
+) -> None:
+    before = row("gpu1")
+    response = getattr(anonymous, method)(path, GPU1, content_type="application/json")
+    assert response.status_code == 401
+    assert response.json() == NOT_SIGNED_IN
+    assert row("gpu1") == before
+
+
+@pytest.mark.parametrize(("method", "path"), ENDPOINTS)
+def test_a_non_administrator_gets_403_and_nothing_changes(
+    alice_client: Client, gpu1: Backend, method: str, path: str
+) -> None:
+    before = row("gpu1")
+    response = getattr(alice_client, method)(path, GPU1, content_type="application/json")
+    assert response.status_code == 403
+    assert response.json() == NOT_ADMIN
+    assert row("gpu1") == before
+
+
+def test_a_session_write_needs_the_csrf_token(carol: Any, login: Any, gpu1: Backend) -> None:
+    browser = login(carol, csrf=True)
+    assert browser.get("/api/v0/session/csrf").status_code == 200
+    before = row("gpu1")
+    for method, path in [("put", BACKENDS), ("put", POOLS), ("delete", f"{BACKENDS}/gpu1")]:
+        refused = getattr(browser, method)(path, GPU1, content_type="application/json")
+        assert refused.status_code == 403
+        assert refused.json() == CSRF_MISSING
+    assert row("gpu1") == before
+    assert not Pool.objects.exists()
+
+    token = {"HTTP_X_CSRFTOKEN": browser.cookies["csrftoken"].value}
+    accepted = put(browser, BACKENDS, {"name": "gpu1", "weight": 5}, **token)
+    assert accepted.status_code == 200, accepted.content
+    assert accepted.json()["weight"] == 5
+    assert browser.get(BACKENDS).status_code == 200  # reads need no token
+
+
+# ----- applying to a running gateway ---------------------------------------------------------
+
+
+def chat(gateway: Any, key: str) -> httpx.Response:
+    return httpx.post(
+        gateway.v1 + "/chat/completions",
+        json={"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]},
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=30,
+    )
+
+
+def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(
+    gateway: Any, make_sim: Any, carol: Any, login: Any
+) -> None:
+    engine = make_sim(tokens=2, token_delay=0, api_key="engine-key")
+    admin = login(carol)
+    key = make_token_with_secret(make_user("alice"), name="laptop")[1]
+    settings_update(values={"gateway.upstream_wait_secs": 1})
+
+    before = chat(gateway, key)
+    assert before.status_code == 404, before.text
+    backend = {"name": "sim1", "base_url": engine.url + "/v1", "api_key": "engine-key"}
+    assert put(admin, BACKENDS, {**backend, "models": ["sim-small"]}).status_code == 200
+    assert put(admin, POOLS, {"name": "default", "backends": ["sim1"]}).status_code == 200
+
+    served = chat(gateway, key)
+    assert served.status_code == 200, served.text
+    assert served.headers["x-aiplane-backend"] == "sim1"
+    listed = admin.get(BACKENDS).json()["backends"][0]
+    assert (listed["healthy"], listed["inflight"]) == (True, 0)
+
+    assert put(admin, BACKENDS, {"name": "sim1", "enabled": False}).status_code == 200
+    refused = chat(gateway, key)
+    assert refused.status_code == 503, refused.text
+    assert refused.headers["retry-after"] == "1"
+    assert refused.json() == {
+        "error": {
+            "message": "No capacity for 'sim-small' within 1 seconds; try again later.",
+            "type": "api_error",
+            "param": None,
+            "code": "capacity_timeout",
+        }
+    }
+
+    settings_update(values={"gateway.upstream_wait_secs": 30})
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        queued = pool.submit(chat, gateway, key)
+        wait_until(lambda: waiting(gateway) == 1, "a request waits for the disabled backend")
+        assert put(admin, BACKENDS, {"name": "sim1", "enabled": True}).status_code == 200
+        resumed = queued.result()
+    assert resumed.status_code == 200, resumed.text
+    assert resumed.headers["x-aiplane-backend"] == "sim1"
+
+
+# ----- the OpenAPI document --------------------------------------------------------------------
+
+METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def routed() -> dict[str, set[str]]:
+    """Every /api/v0 route of accounts and gateway with the HTTP methods its view implements."""
+    routes: dict[str, set[str]] = {}
+    for module in (accounts_urls, gateway_urls):
+        for pattern in module.urlpatterns:
+            assert isinstance(pattern, URLPattern)
+            view_class = pattern.callback.view_class  # type: ignore[attr-defined]
+            path = "/api/v0/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(pattern.pattern))
+            routes[path] = {m for m in METHODS if hasattr(view_class, m)}
+    return routes
+
+
+@pytest.mark.django_db
+def test_the_openapi_document_lists_exactly_the_routes_of_both_apps() -> None:
+    response = Client().get("/api/v0/openapi.json", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    schema = yaml.safe_load(response.content)  # JSON is YAML, so either rendering parses
+    documented = {
+        path: {m for m in operations if m in METHODS}
+        for path, operations in schema["paths"].items()
+    }
+    assert documented == routed()

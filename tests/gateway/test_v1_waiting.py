@@ -1,0 +1,381 @@
+"""Waiting for a slot end to end: deadlines, zero budgets, disconnects, slots freed on every path.
+
+A *gated* engine (SimConfig slots=0) holds whatever reaches it until the test opens the gate, so
+"the only slot is busy" is a state the test controls rather than a race against a timer.
+Disconnects use a raw socket: closing it is exactly what a client that goes away does.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from aiplane.catalog import settings_update
+from tests.factories import make_group, make_token_with_secret, make_user
+from tests.gateway.conftest import add_backend
+
+# One client for the module: building one per request (its TLS context) costs more than the call.
+# No keep-alive, so no connection outlives the servers of the test that opened it.
+HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
+
+
+def chat(gateway: Any, key: str, label: str = "hi", **body: Any) -> httpx.Response:
+    payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
+    return HTTP.post(
+        gateway.v1 + "/chat/completions",
+        json=payload,
+        headers={"Authorization": f"Bearer {key}"},
+    )
+
+
+def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        time.sleep(0.005)
+
+
+def engine_records(server: Any) -> list[dict[str, Any]]:
+    return [r for r in HTTP.get(server.url + "/sim/requests").json() if r["path"] != "/v1/models"]
+
+
+def labels_seen(server: Any) -> list[str]:
+    return [r["body"]["messages"][0]["content"] for r in engine_records(server)]
+
+
+def engine_stats(server: Any) -> dict[str, int]:
+    return HTTP.get(server.url + "/sim/stats").json()
+
+
+def configure(server: Any, **changes: Any) -> None:
+    HTTP.post(server.url + "/sim/config", json=changes).raise_for_status()
+
+
+def open_raw(gateway: Any, key: str, label: str, **body: Any) -> socket.socket:
+    """Send a chat request on a bare socket and return it unread; close it to disconnect."""
+    payload = json.dumps(
+        {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
+    ).encode()
+    port = int(gateway.url.rsplit(":", 1)[1])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
+    ).encode()
+    sock.sendall(head + payload)
+    return sock
+
+
+def read_until(sock: socket.socket, marker: bytes) -> bytes:
+    data = b""
+    while marker not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError(f"connection closed before {marker!r}; got {data!r}")
+        data += chunk
+    return data
+
+
+def slot(gateway: Any, name: str) -> Any:
+    return gateway.runtime.slots[name]
+
+
+def wait_idle(gateway: Any, *names: str) -> None:
+    """Every slot of these backends freed and nobody waiting (a release may trail the response)."""
+    for name in names:
+        wait_until(lambda name=name: slot(gateway, name).inflight == 0, f"{name} has no inflight")
+    wait_until(lambda: gateway.runtime.queue.waiting == 0, "nobody waits")
+
+
+@pytest.fixture
+def key(transactional_db: None) -> str:
+    alice = make_user("alice")
+    return make_token_with_secret(alice, name="laptop")[1]
+
+
+@pytest.fixture
+def gated(make_sim: Any) -> Any:
+    """An engine that holds every request until its slots are raised; behind a one-slot backend."""
+    engine = make_sim(slots=0, tokens=3, token_delay=0.005)
+    add_backend("solo", engine.url, max_inflight=1)
+    return engine
+
+
+def hold_the_slot(pool: ThreadPoolExecutor, gateway: Any, engine: Any, key: str) -> Any:
+    """Start a request that takes the only slot and sits in the gated engine."""
+    future = pool.submit(chat, gateway, key, "blocker")
+    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
+    assert slot(gateway, "solo").inflight == 1
+    return future
+
+
+# ----- deadlines ----------------------------------------------------------------------------
+
+
+def test_a_capacity_timeout_is_a_503_with_retry_after(gateway, gated, key):
+    settings_update(values={"gateway.upstream_wait_secs": 1})
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+
+        r = chat(gateway, key, "too-late")
+
+        assert r.status_code == 503
+        assert r.headers["retry-after"] == "1"
+        assert r.json() == {
+            "error": {
+                "message": "No capacity for 'sim-small' within 1 seconds; try again later.",
+                "type": "api_error",
+                "param": None,
+                "code": "capacity_timeout",
+            }
+        }
+        assert gateway.runtime.queue.waiting == 0
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    assert labels_seen(gated) == ["blocker"]
+    wait_idle(gateway, "solo")
+
+
+def test_a_zero_budget_still_tries_once(gateway, gated, key):
+    settings_update(values={"gateway.upstream_wait_secs": 0})
+    configure(gated, slots=1)
+
+    # A free slot: admitted on the one attempt.
+    r = chat(gateway, key, "free")
+    assert r.status_code == 200, r.text
+    wait_idle(gateway, "solo")
+
+    configure(gated, slots=0)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+
+        r = chat(gateway, key, "busy")
+
+        # Refused while the slot is still held: it did not wait for it.
+        assert r.status_code == 503
+        assert r.json()["error"]["code"] == "capacity_timeout"
+        assert "retry-after" in r.headers
+        assert slot(gateway, "solo").inflight == 1
+        assert engine_stats(gated)["waiting"] == 1
+        assert gateway.runtime.queue.waiting == 0
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    assert labels_seen(gated) == ["free", "blocker"]
+    wait_idle(gateway, "solo")
+
+
+# ----- capacity changes ----------------------------------------------------------------------
+
+
+def test_raising_a_backends_capacity_admits_a_waiter_without_a_release(gateway, gated, key):
+    from gateway.topology import backend_save
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+        waiter = pool.submit(chat, gateway, key, "waiter")
+        wait_until(lambda: gateway.runtime.queue.waiting == 1, "the request waits")
+
+        backend_save(data={"name": "solo", "max_inflight": 2})
+
+        # Admitted into the new room while the first request still holds its slot.
+        wait_until(lambda: engine_stats(gated)["waiting"] == 2, "the waiter reaches the engine")
+        assert gateway.runtime.queue.waiting == 0
+        assert slot(gateway, "solo").inflight == 2
+        configure(gated, slots=2)
+        assert blocker.result().status_code == 200
+        assert waiter.result().status_code == 200
+    wait_idle(gateway, "solo")
+
+
+def test_a_waiter_is_admitted_as_soon_as_its_backend_is_re_enabled(gateway, make_sim, key):
+    from gateway.topology import backend_save
+
+    engine = make_sim(tokens=1, token_delay=0)
+    add_backend("solo", engine.url, enabled=False)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        waiter = pool.submit(chat, gateway, key, "waiter")
+        wait_until(lambda: gateway.runtime.queue.waiting == 1, "the request waits")
+        assert engine_records(engine) == []
+
+        backend_save(data={"name": "solo", "enabled": True})
+
+        assert waiter.result().status_code == 200
+    assert labels_seen(engine) == ["waiter"]
+    wait_idle(gateway, "solo")
+
+
+# ----- disconnects --------------------------------------------------------------------------
+
+
+def test_a_client_that_leaves_while_waiting_is_removed_at_once_and_never_reaches_the_engine(
+    gateway, gated, key
+):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+        sock = open_raw(gateway, key, "gone")
+        wait_until(lambda: gateway.runtime.queue.waiting == 1, "the request waits")
+
+        sock.close()
+
+        # The slot is still held, so only the disconnect can have emptied the queue.
+        wait_until(lambda: gateway.runtime.queue.waiting == 0, "the waiter is removed")
+        assert slot(gateway, "solo").inflight == 1
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    wait_idle(gateway, "solo")
+    # The slot the leaver would have had went to nobody; the next request gets it at once.
+    assert chat(gateway, key, "next").status_code == 200
+    assert labels_seen(gated) == ["blocker", "next"]
+    wait_idle(gateway, "solo")
+
+
+def test_a_client_that_leaves_mid_stream_closes_the_upstream_request_and_frees_the_slot(
+    gateway, make_sim, key
+):
+    engine = make_sim(tokens=2000, token_delay=0.01)  # 20 s if nobody stopped it
+    add_backend("streamer", engine.url, max_inflight=1)
+    sock = open_raw(gateway, key, "long", stream=True)
+    read_until(sock, b"tok1 ")
+    assert slot(gateway, "streamer").inflight == 1
+    assert engine_stats(engine)["cancelled"] == 0
+
+    sock.close()
+
+    wait_until(lambda: engine_stats(engine)["cancelled"] == 1, "the engine saw the cancel")
+    wait_idle(gateway, "streamer")
+    assert engine_stats(engine)["inflight"] == 0
+    [record] = engine_records(engine)
+    assert record["cancelled"] is True
+    # The freed slot serves the next caller.
+    assert chat(gateway, key, "next", max_tokens=1).status_code == 200
+
+
+# ----- slots ----------------------------------------------------------------------------------
+
+
+def test_slots_are_released_on_every_path(gateway, make_sim, key):
+    engine = make_sim(tokens=2, token_delay=0)
+    add_backend("solo", engine.url, max_inflight=2)
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    closed_port = dead.getsockname()[1]
+    dead.close()  # nothing listens there now
+    add_backend("dead", f"http://127.0.0.1:{closed_port}", pool="dead", models=["sim-large"])
+
+    # A batch of successes, streaming and not, more than the slots at once.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(
+            pool.map(lambda i: chat(gateway, key, f"ok-{i}", stream=i % 2 == 0), range(16))
+        )
+    assert [r.status_code for r in results] == [200] * 16
+    wait_idle(gateway, "solo")
+
+    # Upstream errors: passed through (500, 400) and retried-then-failed (503, socket).
+    for status in (500, 400, 503):
+        configure(engine, fail_next=1, fail_status=status)
+        r = chat(gateway, key, f"fail-{status}")
+        assert r.status_code == (502 if status == 503 else status), r.text
+        wait_idle(gateway, "solo")
+    r = chat(gateway, key, "dead", model="sim-large")
+    assert r.status_code == 502, r.text
+    wait_idle(gateway, "dead")
+
+    # Timeouts while both slots are held.
+    settings_update(values={"gateway.upstream_wait_secs": 1})
+    configure(engine, slots=0, tokens=1)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blockers = [pool.submit(chat, gateway, key, f"blocker-{i}") for i in range(2)]
+        wait_until(lambda: engine_stats(engine)["waiting"] == 2, "both slots are held")
+        r = chat(gateway, key, "timeout")
+        assert r.status_code == 503
+        assert slot(gateway, "solo").inflight == 2
+
+        # A cancel while waiting.
+        sock = open_raw(gateway, key, "leaves-waiting")
+        wait_until(lambda: gateway.runtime.queue.waiting == 1, "the leaver waits")
+        sock.close()
+        wait_until(lambda: gateway.runtime.queue.waiting == 0, "the leaver is gone")
+
+        configure(engine, slots=2)
+        assert [b.result().status_code for b in blockers] == [200, 200]
+    wait_idle(gateway, "solo")
+
+    # A cancel while the engine still holds it (admitted, nothing sent back yet).
+    configure(engine, slots=0)
+    sock = open_raw(gateway, key, "leaves-admitted")
+    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the engine holds it")
+    sock.close()
+    wait_until(lambda: engine_stats(engine)["waiting"] == 0, "the engine dropped it")
+    wait_idle(gateway, "solo")
+
+    # A cancel mid-stream.
+    configure(engine, slots=2, tokens=2000, token_delay=0.01)
+    sock = open_raw(gateway, key, "leaves-streaming", stream=True)
+    read_until(sock, b"tok1 ")
+    sock.close()
+    wait_idle(gateway, "solo")
+
+    wait_until(lambda: engine_stats(engine)["inflight"] == 0, "the engine is idle")
+    assert slot(gateway, "solo").inflight == 0
+    assert slot(gateway, "dead").inflight == 0
+    assert gateway.runtime.queue.waiting == 0
+    # Both slots are really free: two requests held by the engine run side by side.
+    configure(engine, slots=0, tokens=1)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pair = [pool.submit(chat, gateway, key, f"pair-{i}") for i in range(2)]
+        wait_until(lambda: engine_stats(engine)["waiting"] == 2, "both reach the engine")
+        configure(engine, slots=2)
+        assert [f.result().status_code for f in pair] == [200, 200]
+    wait_idle(gateway, "solo")
+
+
+def test_a_running_request_keeps_its_slot_when_higher_priority_requests_arrive(gateway, make_sim):
+    settings_update(values={"gateway.priority_enabled": True})
+    low_user, high_user = make_user("lena"), make_user("hana")
+    make_group("batch", priority="low", members=[low_user])
+    make_group("interactive", priority="high", members=[high_user])
+    low = make_token_with_secret(low_user, name="batch")[1]
+    high = make_token_with_secret(high_user, name="chat")[1]
+    engine = make_sim(tokens=150, token_delay=0.01)
+    add_backend("solo", engine.url, max_inflight=1)
+
+    payload = {
+        "model": "sim-small",
+        "stream": True,
+        "messages": [{"role": "user", "content": "long-low"}],
+    }
+    with (
+        ThreadPoolExecutor(max_workers=2) as pool,
+        HTTP.stream(
+            "POST",
+            gateway.v1 + "/chat/completions",
+            json=payload,
+            headers={"Authorization": f"Bearer {low}"},
+        ) as stream,
+    ):
+        assert stream.status_code == 200
+        chunks = stream.iter_raw()
+        body = next(chunks)
+        highs = []
+        for i in range(2):
+            highs.append(pool.submit(chat, gateway, high, f"high-{i}", max_tokens=1))
+            wait_until(lambda i=i: gateway.runtime.queue.waiting == i + 1, f"high-{i} waits")
+        assert slot(gateway, "solo").inflight == 1
+        for chunk in chunks:
+            body += chunk
+        assert [f.result().status_code for f in highs] == [200, 200]
+
+    assert body.endswith(b"data: [DONE]\n\n")
+    assert b"tok149 " in body
+    assert engine_stats(engine)["cancelled"] == 0
+    assert labels_seen(engine) == ["long-low", "high-0", "high-1"]
+    wait_idle(gateway, "solo")
