@@ -135,10 +135,11 @@ class Snapshot:
         entries = self.index.get((kind, model))
         if not entries:
             raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
-        pools = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
-        if not pools:
+        allowed = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
+        if not allowed:
             raise Forbidden(f"You are not allowed to use the model '{model}'.", param="model")
-        route = self.route_for_key(("route", kind, model, pools, _fallbacks(self, pools, groups)))
+        primary, fallback = _split_fallbacks(self, allowed)
+        route = self.route_for_key(("route", kind, model, primary, fallback))
         if route is None:  # pragma: no cover - the entries above guarantee a route
             raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
         self._by_access[cache_key] = route
@@ -180,14 +181,21 @@ def _allowed(pool: PoolSpec, groups: frozenset[str]) -> bool:
     return not pool.allowed_groups or bool(pool.allowed_groups & groups)
 
 
-def _fallbacks(snap: Snapshot, pools: frozenset[str], groups: frozenset[str]) -> frozenset[str]:
-    """Offline fallback pools of the caller's pools, if the caller may use them too."""
-    out = set()
-    for name in pools:
-        fb = snap.pools[name].fallback
-        if fb and fb in snap.pools and fb not in pools and _allowed(snap.pools[fb], groups):
-            out.add(fb)
-    return frozenset(out)
+def _split_fallbacks(
+    snap: Snapshot, allowed: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Separate the caller's pools into primaries and the offline fallbacks other pools name.
+
+    A pool some other allowed pool names as its fallback only serves when the primaries are
+    all down; if every pool is someone's fallback (two naming each other), all are primaries.
+    """
+    fallback = frozenset(
+        fb for name in allowed if (fb := snap.pools[name].fallback) in allowed and fb != name
+    )
+    primary = allowed - fallback
+    if not primary:
+        return allowed, frozenset()
+    return primary, fallback
 
 
 def _targets(entries: Iterable[tuple[PoolSpec, Upstream, str]]) -> tuple[Target, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -239,14 +240,28 @@ def test_requests_refused_before_admission_leave_no_activity_record(solo: Any) -
     assert set(records_of("marker")) == {"marker"}
 
 
-def test_records_are_written_off_the_request_path_by_the_recorder(solo: Any) -> None:
+def test_a_stuck_database_write_never_holds_up_a_request(solo: Any) -> None:
+    """Records go to the database from the recorder's batches, never from the request path."""
     recorder = solo.app.gateway.recorder
+    write, entered, release = recorder.writer, threading.Event(), threading.Event()
+
+    def stuck_writer(entries: list[Any]) -> None:
+        entered.set()
+        release.wait(10)
+        write(entries)
+
+    recorder.writer = stuck_writer
     key = key_for("ivy")
-    assert chat(solo, key).status_code == 200
-    records_of("ivy")
-    assert recorder.written == 1
+    try:
+        assert chat(solo, key, "first").status_code == 200
+        assert entered.wait(5), "the recorder never flushed"
+        for label in ("second", "third"):
+            assert chat(solo, key, label).status_code == 200
+        assert not ActivityRecord.objects.exists()
+    finally:
+        release.set()
+    wait_until(lambda: ActivityRecord.objects.count() == 3, "every record is written")
     assert recorder.dropped == 0
-    assert not recorder.buffer
 
 
 # ----- the admin API ---------------------------------------------------------------------------

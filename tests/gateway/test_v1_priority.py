@@ -281,41 +281,34 @@ def test_hints_lower_the_class_but_never_raise_it(prioritized, mapped):
         assert "nvext" not in forwarded, (caller, headers, extra)
 
 
-@pytest.mark.parametrize(
-    ("headers", "extra", "param"),
-    [
+def test_a_malformed_hint_is_a_400_in_the_openai_envelope(prioritized, mapped):
+    key = key_for("hana", "high")
+    cases: list[tuple[dict[str, str], dict[str, Any], str]] = [
         ({"X-AIplane-Priority": "urgent"}, {}, "X-AIplane-Priority"),
+        ({"X-AIplane-Priority": ""}, {}, "X-AIplane-Priority"),
         ({"X-LlamaSwap-Priority": "soon"}, {}, "X-LlamaSwap-Priority"),
         ({"X-LlamaSwap-Priority": "1.5"}, {}, "X-LlamaSwap-Priority"),
         ({"x-dynamo-request-priority": "high"}, {}, "x-dynamo-request-priority"),
+        ({"x-dynamo-request-strict-priority": "first"}, {}, "x-dynamo-request-strict-priority"),
         ({}, {"nvext": {"agent_hints": {"priority": "high"}}}, "nvext.agent_hints.priority"),
         ({}, {"nvext": {"agent_hints": {"priority": True}}}, "nvext.agent_hints.priority"),
+        ({}, {"nvext": {"agent_hints": {"priority": 1.5}}}, "nvext.agent_hints.priority"),
+        ({}, {"nvext": {"agent_hints": "low"}}, "nvext.agent_hints"),
         ({}, {"nvext": "fast"}, "nvext"),
-    ],
-)
-def test_a_malformed_hint_is_a_400_in_the_openai_envelope(
-    prioritized, mapped, headers, extra, param
-):
-    key = key_for("hana", "high")
+    ]
+    for headers, extra, param in cases:
+        r = chat(prioritized, key, headers=headers, **extra)
 
-    r = chat(prioritized, key, headers=headers, **extra)
-
-    assert r.status_code == 400, r.text
-    error = r.json()["error"]
-    assert set(error) == {"message", "type", "param", "code"}
-    assert error["type"] == "invalid_request_error"
-    assert error["code"] == "invalid_priority_hint"
-    assert error["param"] == param
-    assert error["message"]
+        assert r.status_code == 400, (headers, extra, r.text)
+        error = r.json()["error"]
+        assert set(error) == {"message", "type", "param", "code"}
+        assert error["type"] == "invalid_request_error"
+        assert error["code"] == "invalid_priority_hint"
+        assert error["param"] == param
+        assert error["message"]
     assert engine_records(mapped) == []
 
-
-def test_a_malformed_hint_names_the_accepted_values(prioritized, mapped):
-    key = key_for("hana", "high")
-
     r = chat(prioritized, key, headers={"X-AIplane-Priority": "urgent"})
-
-    assert r.status_code == 400
     assert r.json() == {
         "error": {
             "message": "X-AIplane-Priority must be low, medium or high.",

@@ -1,0 +1,609 @@
+// Administration → Backends: the model servers (the complete backend editor, including the
+// priority forwarding mode and what detection found, live health and in-flight) and the pools.
+// A save error takes keyboard focus and is scrolled into view, in the person's language.
+import { api } from "./api.js";
+import { formatDate, t } from "./i18n.js";
+import { clearMessage, h, showError, showStatus } from "./ui.js";
+import { engineName, explainForwarding } from "./forwarding.js";
+import { watchQueue } from "./live.js";
+import {
+  $,
+  badge,
+  cell,
+  checkedValues,
+  clearInvalid,
+  confirmAction,
+  describeError,
+  fillCheckList,
+  intOrRaw,
+  markInvalid,
+  splitList,
+  tOr,
+  yesNo,
+} from "./widgets.js";
+
+const KINDS = ["chat", "embedding"];
+const STRATEGIES = ["least_inflight", "round_robin", "prefix_affinity"];
+const PRESETS = {
+  vllm: { field: "priority", low: 1, medium: 0, high: -1 },
+  sglang: { field: "priority", low: 0, medium: 1, high: 2 },
+};
+
+const pageAlert = $("page-alert");
+const pageStatus = $("page-status");
+const overview = $("overview");
+const list = $("backend-list");
+
+let backends = [];
+let pools = [];
+let groupNames = [];
+const live = new Map(); // backend name -> {inflight, max_inflight, healthy, enabled}
+
+async function attempt(action) {
+  clearMessage(pageAlert);
+  clearMessage(pageStatus);
+  try {
+    await action();
+  } catch (error) {
+    showError(pageAlert, error.message);
+  }
+}
+
+function modeName(priority) {
+  const mode = priority ? priority.mode : "auto";
+  if (mode === "custom") return t("backend-priority-custom");
+  if (mode === "gateway") return t("backend-priority-gateway");
+  return t("backend-priority-auto");
+}
+
+function kindName(kind) {
+  return tOr(`pool-kind-${kind}`, kind);
+}
+
+function strategyName(strategy) {
+  return tOr(`pool-strategy-${strategy.replaceAll("_", "-")}`, strategy);
+}
+
+function detectedAt(profile) {
+  return profile && profile.detected_at ? formatDate(new Date(profile.detected_at * 1000).toISOString()) : t("value-never");
+}
+
+function metaRows(rows) {
+  return rows.filter(Boolean).flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]);
+}
+
+function detectionRows(profile) {
+  if (!profile) return [];
+  return metaRows([
+    [t("detection-engine"), engineName(profile.kind)],
+    [t("detection-version"), profile.version || t("value-not-reported")],
+    [t("detection-priority-scheduling"), yesNo(profile.priority_scheduling)],
+    [t("detection-schedule-policy"), profile.schedule_policy || t("value-not-reported")],
+    [t("detection-low-values-first"), yesNo(profile.low_values_first)],
+    [t("detection-detected-at"), detectedAt(profile)],
+  ]);
+}
+
+// --- live health and in-flight -------------------------------------------------------------
+
+function healthBadge(backend) {
+  const state = live.get(backend.name) || {};
+  const healthy = state.healthy ?? backend.healthy;
+  if (healthy === true) return badge("active", t("backend-healthy"));
+  if (healthy === false) return badge("revoked", t("backend-unhealthy"));
+  return badge("", t("backend-health-unknown"));
+}
+
+function inflightText(backend) {
+  const state = live.get(backend.name) || {};
+  const inflight = state.inflight ?? backend.inflight;
+  return t("backend-inflight-of", { inflight: inflight ?? 0, max: backend.max_inflight });
+}
+
+function inflightRatio(backend) {
+  const state = live.get(backend.name) || {};
+  const inflight = state.inflight ?? backend.inflight ?? 0;
+  return Math.min(1, inflight / Math.max(1, backend.max_inflight));
+}
+
+function refreshLive() {
+  for (const backend of backends) {
+    const card = list.querySelector(`[data-backend="${CSS.escape(backend.name)}"]`);
+    if (!card) continue;
+    card.querySelector(".live-health").replaceChildren(healthBadge(backend));
+    card.querySelector(".live-inflight").textContent = inflightText(backend);
+    card.querySelector(".meter > span").style.width = `${Math.round(inflightRatio(backend) * 100)}%`;
+  }
+}
+
+const liveState = $("live-state");
+watchQueue(
+  (state) => {
+    live.clear();
+    for (const entry of state.backends || []) live.set(entry.name, entry);
+    refreshLive();
+  },
+  (mode) => {
+    liveState.textContent = {
+      connecting: t("live-connecting"),
+      live: t("live-connected"),
+      polling: t("live-polling"),
+      offline: t("live-offline"),
+    }[mode];
+  },
+);
+
+// --- the backend list ----------------------------------------------------------------------
+
+function renderBackend(backend) {
+  const forwarding = explainForwarding(backend.priority, backend.profile);
+  const models = backend.models.length
+    ? backend.models.join(", ")
+    : backend.discovered_models.length
+      ? t("backend-models-all-discovered", { models: backend.discovered_models.join(", ") })
+      : t("backend-models-none");
+  const aliases = Object.entries(backend.aliases).map(([alias, model]) => `${alias} → ${model}`);
+  return h(
+    "li",
+    { class: "card backend-card", dataset: { backend: backend.name } },
+    h(
+      "header",
+      {},
+      h("div", {}, h("h3", { id: `backend-title-${backend.name}` }, backend.name), h("code", { class: "url" }, backend.base_url)),
+      h(
+        "span",
+        { class: "badges" },
+        h("span", { class: "live-health" }, healthBadge(backend)),
+        backend.enabled ? null : badge("warn", t("backend-disabled")),
+      ),
+    ),
+    h(
+      "div",
+      { class: "inflight" },
+      h("span", { class: "label" }, t("backend-inflight")),
+      h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: `width: ${Math.round(inflightRatio(backend) * 100)}%` })),
+      h("span", { class: "live-inflight" }, inflightText(backend)),
+    ),
+    h(
+      "dl",
+      { class: "meta" },
+      metaRows([
+        [t("backend-models"), models],
+        aliases.length ? [t("backend-aliases"), aliases.join(", ")] : null,
+        [t("backend-weight"), String(backend.weight)],
+        [t("backend-api-key"), backend.has_api_key ? t("backend-key-set") : t("backend-key-not-set")],
+        [t("backend-pools"), backend.pools.length ? backend.pools.join(", ") : t("value-none")],
+        [t("backend-priority-mode"), modeName(backend.priority)],
+        [t("backend-engine"), backend.profile ? `${engineName(backend.profile.kind)}${backend.profile.version ? " " + backend.profile.version : ""}` : t("backend-not-detected")],
+      ]),
+    ),
+    h("p", { class: `status ${forwarding.forwarded ? "ok" : "info"} forwarding` }, forwarding.text),
+    h(
+      "div",
+      { class: "actions", role: "group", "aria-label": t("backend-actions", { name: backend.name }) },
+      h("button", { type: "button", class: "secondary small", onclick: () => openBackendEditor(backend) }, t("action-edit")),
+      h("button", { type: "button", class: "secondary small", onclick: (event) => detect(backend, event.currentTarget) }, t("backend-detect-now")),
+      h("button", { type: "button", class: "danger small", onclick: () => removeBackend(backend) }, t("action-delete")),
+    ),
+  );
+}
+
+function renderPool(pool) {
+  return h(
+    "tr",
+    { dataset: { pool: pool.name } },
+    h("th", { scope: "row", "data-label": t("pool-name") }, h("span", { class: "row-title" }, pool.name)),
+    cell(t("pool-kind"), kindName(pool.kind)),
+    cell(t("pool-strategy"), strategyName(pool.strategy)),
+    cell(t("pool-groups"), pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-everyone")),
+    cell(t("pool-fallback"), pool.fallback || t("value-none")),
+    cell(t("pool-backends"), pool.backends.length ? pool.backends.join(", ") : t("value-none")),
+    cell(
+      t("column-actions"),
+      h(
+        "div",
+        { class: "actions row-actions", role: "group", "aria-label": t("pool-actions", { name: pool.name }) },
+        h("button", { type: "button", class: "secondary small", onclick: () => openPoolEditor(pool) }, t("action-edit")),
+        h("button", { type: "button", class: "danger small", onclick: () => removePool(pool) }, t("action-delete")),
+      ),
+    ),
+  );
+}
+
+function render() {
+  $("backends-loading").hidden = true;
+  $("backends-empty").hidden = backends.length > 0;
+  list.replaceChildren(...backends.map(renderBackend));
+  $("pools-empty").hidden = pools.length > 0;
+  $("pools-wrap").hidden = pools.length === 0;
+  $("pools-body").replaceChildren(...pools.map(renderPool));
+  $("backend-new").disabled = false;
+  $("pool-new").disabled = false;
+}
+
+async function load() {
+  const [b, p, g] = await Promise.all([
+    api("GET", "/api/v0/admin/backends"),
+    api("GET", "/api/v0/admin/pools"),
+    api("GET", "/api/v0/admin/groups"),
+  ]);
+  backends = b.backends;
+  pools = p.pools;
+  groupNames = g.groups.map((group) => group.name);
+  render();
+}
+
+function replaceBackend(updated) {
+  const index = backends.findIndex((item) => item.name === updated.name);
+  if (index >= 0) backends[index] = updated;
+  else backends.push(updated);
+}
+
+async function detect(backend, button) {
+  clearMessage(pageAlert);
+  clearMessage(pageStatus);
+  button.disabled = true;
+  showStatus(pageStatus, t("backend-detecting", { name: backend.name }));
+  try {
+    const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(backend.name)}/detect`);
+    replaceBackend(updated);
+    render();
+    showStatus(pageStatus, t("backend-detected", { name: backend.name }));
+    list.querySelector(`[data-backend="${CSS.escape(backend.name)}"] button`)?.focus();
+  } catch (error) {
+    clearMessage(pageStatus);
+    showError(pageAlert, error.message);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function removeBackend(backend) {
+  if (!(await confirmAction(t("backend-delete-confirm", { name: backend.name }), t("action-delete")))) return;
+  await attempt(async () => {
+    await api("DELETE", `/api/v0/admin/backends/${encodeURIComponent(backend.name)}`);
+    await load();
+    showStatus(pageStatus, t("backend-deleted", { name: backend.name }));
+  });
+}
+
+async function removePool(pool) {
+  if (!(await confirmAction(t("pool-delete-confirm", { name: pool.name }), t("action-delete")))) return;
+  await attempt(async () => {
+    await api("DELETE", `/api/v0/admin/pools/${encodeURIComponent(pool.name)}`);
+    await load();
+    showStatus(pageStatus, t("pool-deleted", { name: pool.name }));
+  });
+}
+
+// --- editors: one at a time, in place of the overview ----------------------------------------
+
+const headActions = document.querySelector(".head-actions");
+
+function showEditor(editor) {
+  clearMessage(pageAlert);
+  clearMessage(pageStatus);
+  overview.hidden = true;
+  headActions.hidden = true;
+  $("backend-editor").hidden = editor !== "backend";
+  $("pool-editor").hidden = editor !== "pool";
+  window.scrollTo(0, 0);
+}
+
+function closeEditors(focusName = null, kind = "backend") {
+  $("backend-editor").hidden = true;
+  $("pool-editor").hidden = true;
+  overview.hidden = false;
+  headActions.hidden = false;
+  const target = focusName
+    ? document.querySelector(kind === "backend" ? `[data-backend="${CSS.escape(focusName)}"] button` : `[data-pool="${CSS.escape(focusName)}"] button`)
+    : null;
+  (target || $("backend-new")).focus();
+}
+
+// --- the backend editor --------------------------------------------------------------------
+
+const backendForm = $("backend-form");
+const backendAlert = $("backend-alert");
+let editingBackend = null;
+
+function selectedMode() {
+  const checked = backendForm.querySelector("input[name=priority-mode]:checked");
+  return checked ? checked.value : "auto";
+}
+
+function mappingFromInputs() {
+  return {
+    field: $("mapping-field").value.trim(),
+    low: intOrRaw($("mapping-low")),
+    medium: intOrRaw($("mapping-medium")),
+    high: intOrRaw($("mapping-high")),
+  };
+}
+
+function priorityFromEditor() {
+  const mode = selectedMode();
+  return mode === "custom" ? { mode, mapping: mappingFromInputs() } : { mode };
+}
+
+function updateModeView() {
+  $("mapping-part").hidden = selectedMode() !== "custom";
+  const forwarding = explainForwarding(priorityFromEditor(), editingBackend ? editingBackend.profile : null);
+  const line = $("editor-forwarding");
+  line.textContent = forwarding.text;
+  line.className = `status ${forwarding.forwarded ? "ok" : "info"} forwarding`;
+}
+
+function fillDetection(backend) {
+  const profile = backend ? backend.profile : null;
+  $("editor-detection").replaceChildren(...detectionRows(profile));
+  $("editor-detection").hidden = !profile;
+  $("editor-detection-none").hidden = Boolean(profile);
+  $("editor-detection-none").textContent = backend ? t("backend-detection-none") : t("backend-detection-after-save");
+  $("editor-detect").hidden = !backend;
+  const discovered = backend && backend.discovered_models.length ? backend.discovered_models.join(", ") : "";
+  $("backend-discovered").textContent = discovered ? t("backend-discovered", { models: discovered }) : "";
+}
+
+function fillKeyState(backend) {
+  const set = Boolean(backend && backend.has_api_key);
+  const state = $("backend-key-state");
+  state.textContent = set ? t("backend-key-set") : t("backend-key-not-set");
+  state.className = `badge ${set ? "active" : ""}`;
+  $("backend-key-clear-field").hidden = !set;
+  $("backend-key").placeholder = set ? t("backend-api-key-keep") : "";
+}
+
+function aliasesText(aliases) {
+  return Object.entries(aliases || {})
+    .map(([alias, model]) => `${alias} = ${model}`)
+    .join("\n");
+}
+
+function parseAliases(text) {
+  const out = {};
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (!line) continue;
+    const match = line.match(/^([^=:\s]+)\s*[=:]\s*(\S+)$/);
+    if (!match) return null;
+    out[match[1]] = match[2];
+  }
+  return out;
+}
+
+function openBackendEditor(backend) {
+  editingBackend = backend;
+  backendForm.reset();
+  clearMessage(backendAlert);
+  clearInvalid(backendForm);
+  $("backend-editor-title").textContent = backend ? t("backend-edit-title", { name: backend.name }) : t("backend-new-title");
+  $("backend-name").value = backend ? backend.name : "";
+  $("backend-name").readOnly = Boolean(backend);
+  $("backend-url").value = backend ? backend.base_url : "";
+  $("backend-key").value = "";
+  $("backend-health").value = backend ? backend.health_path : "";
+  $("backend-max").value = String(backend ? backend.max_inflight : 16);
+  $("backend-weight").value = String(backend ? backend.weight : 1);
+  $("backend-enabled").checked = backend ? backend.enabled : true;
+  $("backend-models").value = backend ? backend.models.join("\n") : "";
+  $("backend-aliases").value = backend ? aliasesText(backend.aliases) : "";
+  const priority = backend ? backend.priority : { mode: "auto" };
+  $(`mode-${priority.mode}`).checked = true;
+  const mapping = priority.mapping || {};
+  $("mapping-field").value = mapping.field ?? "";
+  for (const level of ["low", "medium", "high"]) $(`mapping-${level}`).value = mapping[level] ?? "";
+  $("editor-detect-status").textContent = "";
+  fillKeyState(backend);
+  fillDetection(backend);
+  updateModeView();
+  showEditor("backend");
+  (backend ? $("backend-url") : $("backend-name")).focus();
+}
+
+backendForm.addEventListener("change", (event) => {
+  if (event.target.name === "priority-mode" || event.target.closest("#mapping-part")) updateModeView();
+});
+backendForm.addEventListener("input", (event) => {
+  if (event.target.closest("#mapping-part")) updateModeView();
+});
+
+for (const [name, preset] of Object.entries(PRESETS)) {
+  $(`preset-${name}`).addEventListener("click", () => {
+    $("mapping-field").value = preset.field;
+    for (const level of ["low", "medium", "high"]) $(`mapping-${level}`).value = String(preset[level]);
+    updateModeView();
+  });
+}
+
+$("editor-detect").addEventListener("click", async () => {
+  if (!editingBackend) return;
+  const button = $("editor-detect");
+  const status = $("editor-detect-status");
+  clearMessage(backendAlert);
+  button.disabled = true;
+  status.textContent = t("backend-detecting", { name: editingBackend.name });
+  try {
+    const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(editingBackend.name)}/detect`);
+    replaceBackend(updated);
+    editingBackend = updated;
+    fillDetection(updated);
+    updateModeView();
+    status.textContent = t("backend-detected", { name: updated.name });
+  } catch (error) {
+    status.textContent = "";
+    showError(backendAlert, error.message);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("backend-new").addEventListener("click", () => openBackendEditor(null));
+$("backend-cancel").addEventListener("click", () => closeEditors(editingBackend ? editingBackend.name : null));
+
+const BACKEND_CONTROLS = {
+  name: "backend-name",
+  base_url: "backend-url",
+  api_key: "backend-key",
+  max_inflight: "backend-max",
+  weight: "backend-weight",
+  enabled: "backend-enabled",
+  health_path: "backend-health",
+  models: "backend-models",
+  aliases: "backend-aliases",
+  priority: "mode-auto",
+  "priority.mode": "mode-auto",
+  "priority.mapping": "mapping-field",
+  "priority.mapping.field": "mapping-field",
+  "priority.mapping.low": "mapping-low",
+  "priority.mapping.medium": "mapping-medium",
+  "priority.mapping.high": "mapping-high",
+};
+
+function backendLabels() {
+  const labels = {};
+  for (const [param, id] of Object.entries(BACKEND_CONTROLS)) {
+    const label = backendForm.querySelector(`label[for="${id}"]`);
+    if (label) labels[param] = label.textContent;
+  }
+  labels.priority = labels["priority.mode"] = t("backend-priority-mode");
+  labels["priority.mapping"] = t("backend-mapping");
+  return labels;
+}
+
+function backendError(message, param = null) {
+  if (param) markInvalid($(BACKEND_CONTROLS[param]), "backend-alert");
+  showError(backendAlert, message);
+}
+
+backendForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearMessage(backendAlert);
+  clearInvalid(backendForm);
+  const name = $("backend-name").value.trim();
+  if (!editingBackend && backends.some((item) => item.name === name)) {
+    backendError(t("error-in-field", { field: t("backend-name"), message: t("error-name-taken") }), "name");
+    return;
+  }
+  const aliases = parseAliases($("backend-aliases").value);
+  if (aliases === null) {
+    backendError(t("error-in-field", { field: t("backend-aliases"), message: t("backend-aliases-invalid") }), "aliases");
+    return;
+  }
+  const key = $("backend-key").value;
+  const payload = {
+    name,
+    base_url: $("backend-url").value.trim(),
+    // null keeps the stored key, "" clears it: the key itself is never shown again.
+    api_key: $("backend-key-clear").checked ? "" : key ? key : null,
+    max_inflight: intOrRaw($("backend-max")),
+    weight: intOrRaw($("backend-weight")),
+    enabled: $("backend-enabled").checked,
+    health_path: $("backend-health").value.trim(),
+    models: splitList($("backend-models").value),
+    aliases,
+    priority: priorityFromEditor(),
+  };
+  const save = $("backend-save");
+  save.disabled = true;
+  try {
+    const saved = await api("PUT", "/api/v0/admin/backends", payload);
+    replaceBackend(saved);
+    await load();
+    closeEditors(saved.name, "backend");
+    showStatus(pageStatus, t("backend-saved", { name: saved.name }));
+  } catch (error) {
+    backendError(describeError(error, backendLabels()), error.param);
+  } finally {
+    save.disabled = false;
+  }
+});
+
+// --- the pool editor -----------------------------------------------------------------------
+
+const poolForm = $("pool-form");
+const poolAlert = $("pool-alert");
+let editingPool = null;
+
+function updateStrategyHint() {
+  const strategy = $("pool-strategy").value;
+  $("pool-strategy-hint").textContent = tOr(`pool-strategy-${strategy.replaceAll("_", "-")}-hint`, "");
+}
+
+function openPoolEditor(pool) {
+  editingPool = pool;
+  poolForm.reset();
+  clearMessage(poolAlert);
+  clearInvalid(poolForm);
+  $("pool-editor-title").textContent = pool ? t("pool-edit-title", { name: pool.name }) : t("pool-new-title");
+  $("pool-name").value = pool ? pool.name : "";
+  $("pool-name").readOnly = Boolean(pool);
+  $("pool-kind").replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, kindName(kind))));
+  $("pool-kind").value = pool ? pool.kind : "chat";
+  $("pool-strategy").replaceChildren(...STRATEGIES.map((s) => h("option", { value: s }, strategyName(s))));
+  $("pool-strategy").value = pool ? pool.strategy : "least_inflight";
+  updateStrategyHint();
+  const others = pools.map((item) => item.name).filter((name) => !pool || name !== pool.name);
+  $("pool-fallback").replaceChildren(
+    h("option", { value: "" }, t("pool-fallback-none")),
+    ...others.map((name) => h("option", { value: name }, name)),
+  );
+  $("pool-fallback").value = pool && pool.fallback ? pool.fallback : "";
+  const backendNames = backends.map((item) => item.name);
+  fillCheckList($("pool-backends"), "pool-backend", backendNames, pool ? pool.backends : []);
+  $("pool-backends-none").hidden = backendNames.length > 0;
+  fillCheckList($("pool-groups"), "pool-group", groupNames, pool ? pool.allowed_groups : []);
+  showEditor("pool");
+  (pool ? $("pool-kind") : $("pool-name")).focus();
+}
+
+$("pool-strategy").addEventListener("change", updateStrategyHint);
+$("pool-new").addEventListener("click", () => openPoolEditor(null));
+$("pool-cancel").addEventListener("click", () => closeEditors(editingPool ? editingPool.name : null, "pool"));
+
+const POOL_CONTROLS = {
+  name: "pool-name",
+  kind: "pool-kind",
+  strategy: "pool-strategy",
+  fallback: "pool-fallback",
+  backends: "pool-backend-0",
+  allowed_groups: "pool-group-0",
+};
+
+poolForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearMessage(poolAlert);
+  clearInvalid(poolForm);
+  const name = $("pool-name").value.trim();
+  if (!editingPool && pools.some((item) => item.name === name)) {
+    markInvalid($("pool-name"), "pool-alert");
+    showError(poolAlert, t("error-in-field", { field: t("pool-name"), message: t("error-name-taken") }));
+    return;
+  }
+  const payload = {
+    name,
+    kind: $("pool-kind").value,
+    strategy: $("pool-strategy").value,
+    fallback: $("pool-fallback").value || null,
+    backends: checkedValues($("pool-backends")),
+    allowed_groups: checkedValues($("pool-groups")),
+  };
+  const save = $("pool-save");
+  save.disabled = true;
+  try {
+    await api("PUT", "/api/v0/admin/pools", payload);
+    await load();
+    closeEditors(name, "pool");
+    showStatus(pageStatus, t("pool-saved", { name }));
+  } catch (error) {
+    markInvalid($(POOL_CONTROLS[error.param]), "pool-alert");
+    const labels = { name: t("pool-name"), kind: t("pool-kind"), strategy: t("pool-strategy"), fallback: t("pool-fallback"), backends: t("pool-backends"), allowed_groups: t("pool-groups") };
+    showError(poolAlert, describeError(error, labels));
+  } finally {
+    save.disabled = false;
+  }
+});
+
+attempt(load).finally(() => {
+  $("backends-loading").hidden = true;
+});

@@ -1,0 +1,99 @@
+// Administration → Queue: the live admission queue over /ws/queue (polling every 2 s when the
+// websocket fails): depth per class, every waiter with its age (ticking), and per backend the
+// requests in flight against its capacity and its health.
+import { t } from "./i18n.js";
+import { clearMessage, h, showError } from "./ui.js";
+import { watchQueue } from "./live.js";
+import { $, badge, cell, formatSeconds, priorityName } from "./widgets.js";
+
+const CLASSES = ["high", "medium", "low"];
+const pageAlert = $("page-alert");
+const liveState = $("live-state");
+
+let receivedAt = performance.now();
+let waiters = [];
+
+function ageCell(waiter) {
+  return cell(t("queue-age"), h("span", { class: "age", dataset: { age: String(waiter.age_secs) } }, formatSeconds(waiter.age_secs)));
+}
+
+// Ages tick between pictures: the age the server sent plus the time since it arrived.
+function tick() {
+  const since = (performance.now() - receivedAt) / 1000;
+  for (const span of document.querySelectorAll("#waiters-body .age")) {
+    span.textContent = formatSeconds(Number(span.dataset.age) + since);
+  }
+}
+setInterval(tick, 1000);
+
+function renderWaiters() {
+  const body = $("waiters-body");
+  body.replaceChildren(
+    ...waiters.map((waiter) =>
+      h(
+        "tr",
+        { dataset: { waiter: String(waiter.id) } },
+        cell(t("queue-class"), badge(`class-${waiter.class}`, priorityName(waiter.class))),
+        cell(t("queue-model"), h("code", {}, waiter.model || t("value-none"))),
+        cell(t("queue-user"), waiter.user || t("value-none")),
+        cell(t("queue-token"), waiter.token || t("queue-token-session")),
+        ageCell(waiter),
+      ),
+    ),
+  );
+  $("waiters-empty").hidden = waiters.length > 0;
+  $("waiters-wrap").hidden = waiters.length === 0;
+}
+
+function renderBackends(backends) {
+  $("queue-backends-body").replaceChildren(
+    ...backends.map((backend) => {
+      const ratio = Math.min(1, backend.inflight / Math.max(1, backend.max_inflight));
+      let health = backend.healthy ? badge("active", t("backend-healthy")) : badge("revoked", t("backend-unhealthy"));
+      if (!backend.enabled) health = badge("warn", t("backend-disabled"));
+      return h(
+        "tr",
+        { dataset: { backend: backend.name } },
+        h("th", { scope: "row", "data-label": t("queue-backend") }, backend.name),
+        cell(
+          t("backend-inflight"),
+          h(
+            "span",
+            { class: "inflight" },
+            h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: `width: ${Math.round(ratio * 100)}%` })),
+            h("span", {}, t("backend-inflight-of", { inflight: backend.inflight, max: backend.max_inflight })),
+          ),
+        ),
+        cell(t("queue-health"), health),
+      );
+    }),
+  );
+  $("queue-backends-empty").hidden = backends.length > 0;
+  $("queue-backends-wrap").hidden = backends.length === 0;
+}
+
+function render(state) {
+  receivedAt = performance.now();
+  clearMessage(pageAlert);
+  $("queue-priority-off").hidden = Boolean(state.priority_enabled);
+  for (const cls of CLASSES) $(`depth-${cls}`).textContent = String(state.depth ? state.depth[cls] ?? 0 : 0);
+  waiters = state.waiters || [];
+  renderWaiters();
+  renderBackends(state.backends || []);
+}
+
+const MODE_TEXT = {
+  connecting: () => t("live-connecting"),
+  live: () => t("live-connected"),
+  polling: () => t("live-polling"),
+  offline: () => t("live-offline"),
+};
+
+let lastMode = "connecting";
+watchQueue(render, (mode, error) => {
+  if (mode === "offline" && error && lastMode !== "offline") showError(pageAlert, error.message);
+  if (mode === lastMode) return;
+  lastMode = mode;
+  liveState.dataset.mode = mode;
+  liveState.textContent = MODE_TEXT[mode]();
+});

@@ -1,0 +1,149 @@
+// Administration → Users: local accounts; create (username, email, password), edit (active, email,
+// a new password) and delete.
+import { api } from "./api.js";
+import { formatDate, t } from "./i18n.js";
+import { clearMessage, h, showError, showStatus } from "./ui.js";
+import { $, badge, cell, clearInvalid, confirmAction, describeError, markInvalid } from "./widgets.js";
+
+const pageAlert = $("page-alert");
+const pageStatus = $("page-status");
+const body = $("users-body");
+
+let users = [];
+let me = null;
+
+async function attempt(action) {
+  clearMessage(pageAlert);
+  clearMessage(pageStatus);
+  try {
+    await action();
+  } catch (error) {
+    showError(pageAlert, error.message);
+  }
+}
+
+function statusBadges(user) {
+  return [
+    user.is_active ? badge("active", t("user-badge-active")) : badge("revoked", t("user-badge-inactive")),
+    user.is_admin ? badge("admin", t("user-badge-admin")) : null,
+  ];
+}
+
+function renderRow(user) {
+  return h(
+    "tr",
+    { dataset: { user: user.username } },
+    h(
+      "th",
+      { scope: "row", "data-label": t("user-username") },
+      h("span", { class: "row-title" }, user.username),
+      user.id === me ? h("span", { class: "row-sub" }, t("user-is-you")) : null,
+    ),
+    cell(t("user-email"), user.email || h("span", { class: "muted" }, t("value-none"))),
+    cell(t("user-status"), h("span", { class: "badges" }, statusBadges(user))),
+    cell(t("user-groups"), user.groups.length ? user.groups.join(", ") : h("span", { class: "muted" }, t("value-none"))),
+    cell(t("user-last-login"), formatDate(user.last_login)),
+    cell(
+      t("column-actions"),
+      h(
+        "div",
+        { class: "actions row-actions", role: "group", "aria-label": t("user-actions", { name: user.username }) },
+        h("button", { type: "button", class: "secondary small", onclick: () => openEditor(user) }, t("action-edit")),
+        h("button", { type: "button", class: "danger small", onclick: () => remove(user) }, t("action-delete")),
+      ),
+    ),
+  );
+}
+
+function render() {
+  $("users-loading").hidden = true;
+  $("users-wrap").hidden = false;
+  body.replaceChildren(...users.map(renderRow));
+  $("user-new").disabled = false;
+}
+
+async function load() {
+  const [answer, who] = await Promise.all([api("GET", "/api/v0/admin/users"), me === null ? api("GET", "/api/v0/me") : null]);
+  if (who) me = who.id;
+  users = answer.users;
+  render();
+}
+
+async function remove(user) {
+  if (!(await confirmAction(t("user-delete-confirm", { name: user.username }), t("action-delete")))) return;
+  await attempt(async () => {
+    await api("DELETE", `/api/v0/admin/users/${user.id}`);
+    await load();
+    showStatus(pageStatus, t("user-deleted", { name: user.username }));
+  });
+}
+
+// --- the create / edit dialog ---------------------------------------------------------------
+
+const dialog = $("user-dialog");
+const form = $("user-form");
+const alert = $("user-alert");
+let editing = null;
+
+function openEditor(user) {
+  editing = user;
+  form.reset();
+  clearMessage(alert);
+  clearInvalid(form);
+  $("user-dialog-title").textContent = user ? t("user-edit-title", { name: user.username }) : t("user-new-title");
+  $("user-username-field").hidden = Boolean(user);
+  $("user-username").value = user ? user.username : "";
+  $("user-email").value = user ? user.email : "";
+  $("user-active").checked = user ? user.is_active : true;
+  $("user-password-label").textContent = user ? t("user-new-password") : t("user-password");
+  $("user-password-hint").textContent = user ? t("user-new-password-hint") : t("user-password-hint");
+  $("user-submit").textContent = user ? t("action-save") : t("user-create");
+  dialog.showModal();
+  (user ? $("user-email") : $("user-username")).focus();
+}
+
+$("user-new").addEventListener("click", () => openEditor(null));
+$("user-cancel").addEventListener("click", () => dialog.close());
+
+const FIELD_OF_PARAM = { username: "user-username", email: "user-email", password: "user-password", is_active: "user-active" };
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearMessage(alert);
+  clearInvalid(form);
+  const username = $("user-username").value.trim();
+  const password = $("user-password").value;
+  const payload = { email: $("user-email").value.trim(), is_active: $("user-active").checked };
+  if (password) payload.password = password;
+  if (!editing) {
+    if (!username) {
+      markInvalid($("user-username"), "user-alert");
+      showError(alert, t("error-invalid-name"));
+      return;
+    }
+    payload.username = username;
+  }
+  const submit = $("user-submit");
+  submit.disabled = true;
+  try {
+    if (editing) {
+      await api("PUT", `/api/v0/admin/users/${editing.id}`, payload);
+    } else {
+      await api("POST", "/api/v0/admin/users", payload);
+    }
+    dialog.close();
+    await attempt(load);
+    const name = editing ? editing.username : username;
+    showStatus(pageStatus, editing ? t("user-saved", { name }) : t("user-created", { name }));
+  } catch (error) {
+    markInvalid($(FIELD_OF_PARAM[error.param]), "user-alert");
+    const labels = { username: t("user-username"), email: t("user-email"), password: $("user-password-label").textContent };
+    showError(alert, describeError(error, labels));
+  } finally {
+    submit.disabled = false;
+  }
+});
+
+attempt(load).finally(() => {
+  $("users-loading").hidden = true;
+});

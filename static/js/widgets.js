@@ -1,0 +1,146 @@
+// Building blocks shared by the administration pages and the playground: priority selects, form
+// fields, responsive table cells, the confirmation dialog and small value formatters.
+import { has, lang, t } from "./i18n.js";
+import { h } from "./ui.js";
+
+export const LEVELS = ["low", "medium", "high"];
+export const INHERIT = ""; // the <select> value for null, "inherit"
+
+export const $ = (id) => document.getElementById(id);
+
+export function priorityName(level) {
+  return level ? t(`priority-${level}`) : t("value-none");
+}
+
+// inherit (with the inherited level named when known), then low, medium, high.
+export function fillPrioritySelect(select, current, inherited = null) {
+  select.replaceChildren(
+    h("option", { value: INHERIT }, inherited ? t("priority-inherit-with", { priority: priorityName(inherited) }) : t("priority-inherit")),
+    ...LEVELS.map((level) => h("option", { value: level }, priorityName(level))),
+  );
+  select.value = current ?? INHERIT;
+}
+
+export function priorityValue(select) {
+  return select.value === INHERIT ? null : select.value;
+}
+
+// A message when the catalog has it, else the fallback (a value from the server, say).
+export function tOr(id, fallback, args = {}) {
+  return has(id) ? t(id, args) : fallback;
+}
+
+// A table cell that carries its column name, shown as a label when rows stack on a phone.
+export function cell(label, ...children) {
+  return h("td", { "data-label": label }, ...children);
+}
+
+export function badge(kind, text) {
+  return h("span", { class: `badge ${kind}` }, text);
+}
+
+export function yesNo(value) {
+  if (value === null || value === undefined) return t("value-not-reported");
+  return value ? t("value-yes") : t("value-no");
+}
+
+const numberFormat = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
+
+export function formatNumber(value) {
+  if (value === null || value === undefined || Number.isNaN(value)) return t("value-none");
+  return numberFormat.format(value);
+}
+
+// "4 s", "2 min 5 s", "1 h 3 min": an age or a wait, rounded to whole seconds.
+export function formatSeconds(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const secs = total % 60;
+  if (hours) return t("duration-hours", { hours, minutes });
+  if (minutes) return t("duration-minutes", { minutes, seconds: secs });
+  return t("duration-seconds", { seconds: secs });
+}
+
+export function formatMs(ms) {
+  if (ms === null || ms === undefined) return t("value-none");
+  return t("duration-ms", { ms: formatNumber(ms) });
+}
+
+// Whole-number input: the number when it is one, else the raw text (the server names the error).
+export function intOrRaw(input) {
+  const raw = input.value.trim();
+  if (raw === "") return null;
+  return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+// "a, b\nc" -> ["a", "b", "c"]
+export function splitList(text) {
+  return text
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+export function markInvalid(control, alertId) {
+  if (!control) return;
+  control.setAttribute("aria-invalid", "true");
+  const described = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+  if (alertId && !described.includes(alertId)) {
+    described.push(alertId);
+    control.setAttribute("aria-describedby", described.join(" "));
+  }
+}
+
+export function clearInvalid(root) {
+  for (const control of root.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
+}
+
+// The page's shared confirmation dialog (templates/partials/confirm.html).
+export function confirmAction(message, label) {
+  const dialog = $("confirm-dialog");
+  const ok = $("confirm-ok");
+  const cancel = $("confirm-cancel");
+  $("confirm-message").textContent = message;
+  ok.textContent = label;
+  return new Promise((resolve) => {
+    const finish = (answer) => {
+      ok.onclick = null;
+      cancel.onclick = null;
+      dialog.onclose = null;
+      if (dialog.open) dialog.close();
+      resolve(answer);
+    };
+    ok.onclick = () => finish(true);
+    cancel.onclick = () => finish(false);
+    dialog.onclose = () => finish(false);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+// A checkbox list (members, groups, backends) inside a fieldset; returns the checked values.
+export function fillCheckList(container, idPrefix, values, checked) {
+  const chosen = new Set(checked);
+  container.replaceChildren(
+    ...values.map((value, index) => {
+      const id = `${idPrefix}-${index}`;
+      return h(
+        "li",
+        {},
+        h("input", { type: "checkbox", id, value, checked: chosen.has(value) }),
+        h("label", { for: id }, value),
+      );
+    }),
+  );
+}
+
+export function checkedValues(container) {
+  return [...container.querySelectorAll("input[type=checkbox]:checked")].map((box) => box.value);
+}
+
+// An API error in the person's language, naming the field it is about when the page knows it.
+export function describeError(error, labels = {}) {
+  const label = error.param ? labels[error.param] : null;
+  return label ? t("error-in-field", { field: label, message: error.message }) : error.message;
+}
