@@ -7,9 +7,7 @@ import asyncio
 import contextlib
 import hashlib
 import heapq
-import importlib.util
 import json
-import socket
 import struct
 import sys
 import threading
@@ -18,10 +16,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import asdict, dataclass, field
 from json.encoder import encode_basestring_ascii
-from types import TracebackType
 from typing import Any
 
 import uvicorn
+
+from gateway import serving
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -916,32 +915,14 @@ async def _send_bytes(send: Send, status: int, body: bytes) -> None:
 # -- running it --
 
 
-def _have(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 def uvicorn_config(
     engine: SimEngine, host: str = "127.0.0.1", port: int = 0, *, fast: bool = False
 ) -> uvicorn.Config:
-    """The uvicorn configuration every runner shares; `fast` picks uvloop when installed."""
-    return uvicorn.Config(
-        engine.app,
-        host=host,
-        port=port,
-        loop="uvloop" if fast and _have("uvloop") else "asyncio",
-        http="httptools" if _have("httptools") else "h11",
-        ws="none",
-        log_level="warning",
-        access_log=False,
-        # Nobody proxies to the sim; the middleware would cost time on every request.
-        proxy_headers=False,
-        lifespan="on",
-        # Streams still open at shutdown belong to tests that are over anyway.
-        timeout_graceful_shutdown=1,
-    )
+    """The engine's uvicorn configuration: no websockets, lifespan on, uvloop when `fast`."""
+    return serving.uvicorn_config(engine.app, host, port, fast=fast, ws="none")
 
 
-class SimServer:
+class SimServer(serving.ThreadedServer):
     """Runs a SimEngine under uvicorn in a daemon thread with its own event loop."""
 
     def __init__(
@@ -953,64 +934,20 @@ class SimServer:
         engine: SimEngine | None = None,
     ) -> None:
         self.engine = engine if engine is not None else SimEngine(config)
-        self.host = host
-        self.port = port
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout: float = 10.0) -> None:
-        """Start serving and return once the socket accepts connections."""
-        # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY only on sockets that say TCP, and
-        # without it Nagle's algorithm holds stream chunks back for the peer's delayed ACK.
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        sock.listen(1024)
-        self.port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn_config(self.engine, self.host, self.port))
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name=f"sim:{self.port}", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                sock.close()
-                raise RuntimeError(f"the simulated engine did not start on {self.url}")
-            time.sleep(0.005)
+        super().__init__(self.engine.app, host=host, port=port, ws="none")
 
     def stop(self, timeout: float = 5.0) -> None:
-        server, thread = self._server, self._thread
-        if server is None or thread is None:
-            return
         loop = self.engine.loop
         if loop is not None:
-            # The loop may close between the check and the call when the server died first.
+            # Ends open streams and parked requests at once instead of after uvicorn's grace
+            # period; the loop may already be closed when the server died first.
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self.engine.abort_all)
-        server.should_exit = True
-        thread.join(timeout)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(timeout)
-        self._server = self._thread = None
+        super().stop(timeout)
 
     def __enter__(self) -> SimServer:
         self.start()
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 async def serve(

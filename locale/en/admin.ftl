@@ -9,8 +9,113 @@ admin-users-intro = Local accounts that can sign in to aiplane.
 admin-tokens-title = All tokens
 admin-tokens-intro = Every API token with its owner and its priority.
 
-admin-section-access = Access
-admin-section-gateway = Gateway
-setting-priority-enabled = Enable request prioritization
-setting-priority-default = System default priority
-setting-upstream-wait = Wait budget in seconds
+## Settings
+
+settings-section-access-gateway = Access › Gateway
+settings-section-access-gateway-intro = Request prioritization and the admission queue that orders requests while every backend is busy.
+settings-section-observability = Observability
+settings-section-observability-intro = How long the per-request activity records are kept.
+settings-save = Save settings
+settings-save-hint = All values are saved together; if one is not allowed, nothing changes.
+settings-saved = Settings saved.
+setting-default = Default: { $value }.
+setting-error = { $setting }: { $message }
+setting-error-range = { $setting } must be a whole number from { $min } to { $max }.
+
+setting-gateway-priority-enabled = Enable request prioritization
+setting-gateway-priority-enabled-hint = When off, every request is in one class and the queue serves them in arrival order.
+setting-gateway-priority-default = System default priority
+setting-gateway-priority-default-hint = The priority of people whose groups set none.
+setting-gateway-upstream-wait-secs = Wait budget (seconds)
+setting-gateway-upstream-wait-secs-hint = How long a request may wait for a free backend before it fails with “capacity timeout”. 0 still tries once.
+setting-gateway-scheduler = Scheduler
+setting-gateway-scheduler-hint = The order in which waiting requests are admitted.
+setting-gateway-scheduler-strict = Strict priority (high, then medium, then low; arrival order within a class)
+setting-gateway-scheduler-serial = Scored (priority, aging and cache affinity)
+setting-gateway-scheduler-fcfs = First come, first served (priority as a head start)
+setting-gateway-scheduler-wspt = Shortest weighted prompt first
+setting-gateway-aging-divisor-secs = Aging divisor (seconds)
+setting-gateway-aging-divisor-secs-hint = Scored scheduler: waiting this long adds one point to a request's score. 0 turns aging off.
+setting-gateway-affinity-bonus = Cache affinity bonus
+setting-gateway-affinity-bonus-hint = Scored scheduler: points for a request whose cache-warm backend has the free slot (0 to 99).
+setting-gateway-max-waiters = Maximum waiting requests
+setting-gateway-max-waiters-hint = Beyond this many, new requests are refused with 429 at once. 0 means no limit.
+setting-activity-retention-days = Keep activity records (days)
+setting-activity-retention-days-hint = Older records are deleted once an hour.
+
+## Groups
+
+groups-caption = Gateway groups
+groups-empty = There are no groups yet.
+group-new = New group
+group-new-title = New group
+group-edit-title = Edit group “{ $name }”
+group-name = Name
+group-name-hint = Letters, digits, dots, underscores or dashes. It cannot be changed later.
+group-description = Description
+group-roles = Roles
+group-members = Members
+group-members-filter = Filter users
+group-members-none = There are no users yet.
+group-members-everyone = Everyone (default group)
+group-members-nobody = No members
+group-priority-hint = Members inherit the highest priority of all their groups. “Not set” leaves it to their other groups or the system default.
+group-priority-none = Not set
+group-priority-of = Priority of group { $name }
+group-priority-saved = Priority of group “{ $name }” saved.
+group-is-admin = Administrators
+group-is-admin-hint = Members may administer aiplane.
+group-is-default = Default group
+group-is-default-hint = Every user belongs to it without being listed.
+group-badge-admin = Administrators
+group-badge-default = Default
+group-actions = Actions for group { $name }
+group-delete-confirm = Delete the group “{ $name }”? Its members lose what it granted them.
+group-deleted = Group “{ $name }” deleted.
+group-saved = Group “{ $name }” saved.
+group-created = Group “{ $name }” created.
+
+## Users
+
+users-caption = Local accounts
+user-new = New user
+user-new-title = New user
+user-edit-title = Edit user “{ $name }”
+user-create = Create user
+user-username = Username
+user-username-hint = Letters, digits and @ . + - _ only.
+user-email = Email
+user-password = Password
+user-password-hint = Without a password the account cannot sign in until one is set.
+user-new-password = New password
+user-new-password-hint = Leave empty to keep the current password.
+user-active = Active
+user-active-hint = Inactive accounts cannot sign in, and their tokens stop working.
+user-status = Status
+user-groups = Groups
+user-last-login = Last sign-in
+user-badge-active = Active
+user-badge-inactive = Inactive
+user-badge-admin = Administrator
+user-is-you = This is you
+user-actions = Actions for user { $name }
+user-delete-confirm = Delete the account “{ $name }” and all its tokens?
+user-deleted = User “{ $name }” deleted.
+user-saved = User “{ $name }” saved.
+user-created = User “{ $name }” created.
+
+## All tokens
+
+admin-tokens-caption = Every API token
+admin-tokens-empty = Nobody has created a token yet.
+admin-tokens-filter = Filter by token or owner
+admin-tokens-count = Showing { $shown } of { $total } tokens
+admin-tokens-priority-disabled = Request prioritization is switched off: these choices take effect once it is enabled under Settings.
+admin-token-name = Token
+admin-token-owner = Owner
+admin-token-state = State
+admin-token-effective = In effect
+admin-token-priority-of = Priority of token { $name } of { $owner }
+admin-token-inherits = Inherits { $priority } from the owner's groups.
+admin-token-set-by-admin = Set by { $name } (administrator).
+admin-token-set-by-owner = Set by { $name } (owner).

@@ -1,6 +1,7 @@
 # API error messages, keyed error-<code> with the code's underscores turned into dashes.
 
 error-unknown = Something went wrong. Please try again.
+error-in-field = { $field }: { $message }
 error-network = The server could not be reached. Check your connection and try again.
 error-internal-error = The server ran into a problem. Please try again later.
 error-not-authenticated = Your session has ended. Please sign in again.

@@ -578,6 +578,32 @@ def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(
     assert resumed.headers["x-aiplane-backend"] == "sim1"
 
 
+def test_detection_through_the_api_explains_what_auto_mode_will_forward(
+    gateway: Any, make_sim: Any, carol: Any, login: Any
+) -> None:
+    engine = make_sim(server_info="sglang", sglang_priority=True, sglang_schedule_policy="fcfs")
+    admin = login(carol)
+    put(admin, BACKENDS, {"name": "sg", "base_url": engine.url + "/v1"})
+    put(admin, POOLS, {"name": "default", "backends": ["sg"]})
+    before = admin.get(BACKENDS).json()["backends"][0]
+    assert before["forwarding"] == "not forwarded: the backend has not been identified"
+
+    response = admin.post(f"{BACKENDS}/sg/detect")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    profile = {k: v for k, v in body["profile"].items() if k not in ("version", "detected_at")}
+    assert profile == {
+        "kind": "sglang",
+        "priority_scheduling": True,
+        "schedule_policy": "fcfs",
+        "low_values_first": False,
+    }
+    assert body["discovered_models"] == ["sim-small", "sim-large"]
+    assert body["forwarding"] == "forwarding priority as field 'priority' (larger first)"
+    mapping = gateway.runtime.snapshot.upstreams["sg"].mapping
+    assert (mapping.field, mapping.values) == ("priority", (0, 1, 2))
+
+
 # ----- the OpenAPI document --------------------------------------------------------------------
 
 METHODS = ("get", "post", "put", "patch", "delete")

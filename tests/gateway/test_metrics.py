@@ -225,3 +225,23 @@ def test_the_metrics_endpoint_serves_the_django_families_beside_the_gateways(sol
     names = {name for name, _ in scraped}
     assert "aiplane_queue_depth" in names
     assert any(name.startswith("django_http_requests") for name in names)
+
+
+def test_a_metrics_token_keeps_anonymous_scrapers_out(settings: Any) -> None:
+    from django.test import Client
+
+    settings.AIPLANE_METRICS_TOKEN = "scrape-me"
+    refused = Client().get("/metrics")
+    assert refused.status_code == 401
+    assert refused.json() == {
+        "error": {
+            "message": "Send the metrics token as 'Authorization: Bearer <token>'.",
+            "type": "authentication_error",
+            "param": None,
+            "code": "invalid_metrics_token",
+        }
+    }
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
+    scraped = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-me")
+    assert scraped.status_code == 200
+    assert b"aiplane_queue_depth" in scraped.content
