@@ -111,8 +111,27 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         save_discovery=_db(save_discovery),
         jobs=[recorder.run, _flush_usage_loop, _prune_activity_loop],
     )
-    on_settings_changed(runtime.apply_settings_threadsafe)
+    _listen_for_settings()
     return runtime, recorder
+
+
+_listening = False
+
+
+def _listen_for_settings() -> None:
+    """One listener for the process: every live runtime takes the new values."""
+    global _listening
+    if _listening:
+        return
+    _listening = True
+
+    def apply(values: dict[str, Any]) -> None:
+        from gateway.runtime import runtimes
+
+        for rt in runtimes():
+            rt.apply_settings_threadsafe(values)
+
+    on_settings_changed(apply)
 
 
 def build_application(django_app: ASGIApp) -> ASGIApp:

@@ -435,6 +435,23 @@ class AdmissionQueue:
                 self._enqueue(w, rearm_deadline=False)
         self.dispatch_pass()
 
+    def score(self, w: Waiter) -> float | None:
+        """The llama-swap score a request was admitted with (serial scheduler only).
+
+        score = band anchor + offset + aging (+ the affinity bonus when its warm backend was
+        the one that freed); the heap key encodes the same order without the clock.
+        """
+        cfg = self.config
+        if cfg.name != "serial":
+            return None
+        aging = w.waited / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
+        bonus = 0.0
+        acquired = w.acquired
+        if w.affinity is not None and acquired is not None and acquired.backend == w.affinity:
+            # The same cap as in dispatch: never past the top of the waiter's own band.
+            bonus = max(0.0, min(cfg.affinity_bonus, 99.0, 49.0 - w.offset))
+        return BAND_ANCHORS[w.cls] + w.offset + bonus + aging
+
     # ----- views for metrics and the live queue page -------------------------------------
 
     @property
@@ -566,7 +583,7 @@ class AdmissionQueue:
         if w.state == WAITING and w.group is not None:
             self._count(w, -1)
         w.state = ADMITTED
-        w.admitted_at = self.clock()
+        w.admitted_at = w.arrival if immediate else self.clock()
         target.slot.inflight += 1
         w.acquired = Acquired(target=target, waiter=w, queue=self)
         if not immediate:

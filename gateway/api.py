@@ -162,6 +162,13 @@ ACTIVITY_FIELDS = (
 )  # fmt: skip
 
 
+# What happened to a request (gateway/asgi.py sets these); client_closed = left mid-answer.
+OUTCOMES = (
+    "immediate", "waited", "expired", "cancelled", "rejected", "refused", "error",
+    "upstream_error", "client_closed",
+)  # fmt: skip
+
+
 class AdminActivityApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
@@ -193,6 +200,13 @@ class AdminActivityApi(APIView):
                 raise ApiError(400, "invalid_filter", "class must be low, medium or high.", "class")
             records = records.filter(priority_class=q["class"])
         if q.get("outcome"):
+            if q["outcome"] not in OUTCOMES:
+                raise ApiError(
+                    400,
+                    "invalid_filter",
+                    f"outcome must be one of: {', '.join(OUTCOMES)}.",
+                    "outcome",
+                )
             records = records.filter(outcome=q["outcome"])
         for name, lookup in (("since", "at__gte"), ("until", "at__lt")):
             if q.get(name):

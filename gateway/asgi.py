@@ -55,6 +55,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
 RETRYABLE_STATUS = frozenset({502, 503, 504})
+REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
 PASSED_RESPONSE_HEADERS = frozenset({"content-type", "content-encoding", "cache-control"})
 
 CallerLookup = Callable[[str], Awaitable[Any]]
@@ -140,8 +141,36 @@ class GatewayApp:
         rt = self.runtime
         if not rt.started:
             await rt.ensure_started()
+        # Every request leaves a record, refused ones included (who tried what, and why not).
+        record = activity.Entry(
+            started=time.time(),
+            token_id=None,
+            token_name=None,
+            user_id=None,
+            username="",
+            model="",
+            cls=MEDIUM,
+            path=scope["path"],
+        )
+        try:
+            await self._serve(scope, receive, send, kind, record)
+        except GatewayError as err:
+            record.status = err.status
+            if not record.outcome:
+                record.outcome = "refused" if err.status in REFUSALS else "error"
+            raise
+        finally:
+            record.duration_ms = (time.time() - record.started) * 1000
+            self.recorder.add(record)
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, kind: str, record: activity.Entry
+    ) -> None:
+        rt = self.runtime
         headers = dict(scope["headers"])
         caller = await self._caller(headers)
+        record.token_id, record.token_name = caller.token_id, caller.token_name
+        record.user_id, record.username = caller.user_id, caller.username
         raw = await read_body(receive)
         try:
             body = json.loads(raw)
@@ -152,27 +181,20 @@ class GatewayApp:
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
+        record.model = model[:200]
         hint = parse_hints(headers, body)
+        if hint is not None:
+            record.hint = hint.describe()
         settings = rt.settings
         if settings.priority_enabled:
             cls, offset = apply_hint(int(caller.priority), hint)
         else:
             cls, offset = MEDIUM, 0
+        record.cls = cls
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(kind, model, caller.groups)
 
-        record = activity.Entry(
-            started=time.time(),
-            token_id=caller.token_id,
-            token_name=caller.token_name,
-            user_id=caller.user_id,
-            username=caller.username,
-            model=model,
-            cls=cls,
-            hint=hint.describe() if hint is not None else "",
-            path=scope["path"],
-        )
         queue = rt.queue
         affinity = _affinity_key(body) if route.strategy == "prefix_affinity" else None
         cost = _prompt_cost(body) if queue.config.name == "wspt" else 1
@@ -190,15 +212,8 @@ class GatewayApp:
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await self._admit_and_forward(scope, send, body, w, gone, record)
-        except GatewayError as err:
-            record.status = err.status
-            if not record.outcome:
-                record.outcome = "error"
-            raise
         finally:
             gone.cancel()
-            record.duration_ms = (time.time() - record.started) * 1000
-            self.recorder.add(record)
 
     async def _admit_and_forward(
         self,
@@ -235,11 +250,12 @@ class GatewayApp:
                 ) from None
             except RouteGone:
                 record.outcome = "error"
+                record.queue_ms = (queue.clock() - w.arrival) * 1000
                 raise Unavailable(f"The model '{record.model}' is no longer served.") from None
             if not record.outcome:
                 record.outcome = "immediate" if w.waited == 0 else "waited"
             record.queue_ms = w.waited * 1000
-            record.score = w.key[0] if queue.config.name != "strict" else None
+            record.score = queue.score(w)
             try:
                 await self._forward(scope, send, body, acquired, gone, record)
                 return
@@ -250,6 +266,7 @@ class GatewayApp:
                 w = queue.retry_waiter(w, failed)
                 if retries > MAX_RETRIES or not w.route.usable_targets(w.excluded):
                     record.backend = failed
+                    record.outcome = "upstream_error"
                     raise UpstreamError(
                         f"The model server failed before answering: {why}."
                     ) from None

@@ -1,6 +1,7 @@
 # Fehlermeldungen der API, Schlüssel error-<code> mit Bindestrichen statt Unterstrichen.
 
 error-unknown = Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.
+error-in-field = { $field }: { $message }
 error-network = Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.
 error-internal-error = Auf dem Server ist ein Problem aufgetreten. Bitte versuchen Sie es später erneut.
 error-not-authenticated = Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an.

@@ -3,3 +3,21 @@
 queue-title = Warteschlange
 queue-intro = Anfragen, die auf einen freien Platz bei einem Backend warten, höchste Priorität zuerst.
 queue-empty = Keine Anfrage wartet.
+queue-priority-off = Die Priorisierung von Anfragen ist ausgeschaltet: Alle Anfragen warten in einer Klasse, in der Reihenfolge ihres Eintreffens.
+queue-depth = Wartende je Klasse
+queue-waiters = Wartende Anfragen
+queue-class = Klasse
+queue-model = Modell
+queue-user = Benutzer
+queue-token = Token
+queue-token-session = Browser (Spielwiese)
+queue-age = Wartet seit
+queue-backends = Backends
+queue-backends-empty = Kein Backend ist in Betrieb.
+queue-backend = Backend
+queue-health = Zustand
+
+live-connecting = Verbindung wird aufgebaut …
+live-connected = Live
+live-polling = Aktualisierung alle 2 Sekunden
+live-offline = Live-Daten nicht verfügbar

@@ -9,8 +9,113 @@ admin-users-intro = Cuentas locales que pueden iniciar sesión en aiplane.
 admin-tokens-title = Todos los tokens
 admin-tokens-intro = Cada token de API con su propietario y su prioridad.
 
-admin-section-access = Acceso
-admin-section-gateway = Pasarela
-setting-priority-enabled = Activar la priorización de solicitudes
-setting-priority-default = Prioridad predeterminada del sistema
-setting-upstream-wait = Tiempo de espera en segundos
+## Ajustes
+
+settings-section-access-gateway = Acceso › Pasarela
+settings-section-access-gateway-intro = La priorización de solicitudes y la cola que las ordena mientras todos los servidores están ocupados.
+settings-section-observability = Observabilidad
+settings-section-observability-intro = Cuánto tiempo se conservan los registros de actividad de cada solicitud.
+settings-save = Guardar ajustes
+settings-save-hint = Todos los valores se guardan juntos; si uno no está permitido, no cambia nada.
+settings-saved = Ajustes guardados.
+setting-default = Predeterminado: { $value }.
+setting-error = { $setting }: { $message }
+setting-error-range = { $setting } debe ser un número entero entre { $min } y { $max }.
+
+setting-gateway-priority-enabled = Activar la priorización de solicitudes
+setting-gateway-priority-enabled-hint = Desactivada, todas las solicitudes forman una sola clase y la cola las atiende por orden de llegada.
+setting-gateway-priority-default = Prioridad predeterminada del sistema
+setting-gateway-priority-default-hint = La prioridad de las personas cuyos grupos no fijan ninguna.
+setting-gateway-upstream-wait-secs = Tiempo máximo de espera (segundos)
+setting-gateway-upstream-wait-secs-hint = Cuánto puede esperar una solicitud a un servidor libre antes de fallar por «capacidad agotada». Con 0 se intenta igualmente una vez.
+setting-gateway-scheduler = Planificador
+setting-gateway-scheduler-hint = Estricto: alta antes que media antes que baja, por orden de llegada dentro de una clase. Por puntos: añade antigüedad y afinidad de caché. Por orden de llegada: la prioridad da ventaja. Prompt más corto ponderado: primero los prompts cortos, ponderados por prioridad.
+setting-gateway-scheduler-strict = Prioridad estricta
+setting-gateway-scheduler-serial = Por puntos (antigüedad, afinidad)
+setting-gateway-scheduler-fcfs = Por orden de llegada
+setting-gateway-scheduler-wspt = Prompt más corto ponderado
+setting-gateway-aging-divisor-secs = Divisor de antigüedad (segundos)
+setting-gateway-aging-divisor-secs-hint = Planificador por puntos: esperar este tiempo suma un punto a la puntuación de una solicitud. 0 desactiva la antigüedad.
+setting-gateway-affinity-bonus = Bonificación por afinidad de caché
+setting-gateway-affinity-bonus-hint = Planificador por puntos: puntos para una solicitud cuyo servidor con la caché preparada tiene el hueco libre (de 0 a 99).
+setting-gateway-max-waiters = Máximo de solicitudes en espera
+setting-gateway-max-waiters-hint = Por encima de esta cifra, las nuevas solicitudes se rechazan al instante con 429. 0 significa sin límite.
+setting-activity-retention-days = Conservar la actividad (días)
+setting-activity-retention-days-hint = Los registros más antiguos se eliminan cada hora.
+
+## Grupos
+
+groups-caption = Grupos de la pasarela
+groups-empty = Todavía no hay grupos.
+group-new = Nuevo grupo
+group-new-title = Nuevo grupo
+group-edit-title = Editar el grupo «{ $name }»
+group-name = Nombre
+group-name-hint = Letras, cifras, puntos, guiones bajos o guiones. No se puede cambiar después.
+group-description = Descripción
+group-roles = Funciones
+group-members = Miembros
+group-members-filter = Filtrar usuarios
+group-members-none = Todavía no hay usuarios.
+group-members-everyone = Todos (grupo predeterminado)
+group-members-nobody = Sin miembros
+group-priority-hint = Los miembros heredan la prioridad más alta de todos sus grupos. «Sin definir» la deja en manos de sus otros grupos o del valor predeterminado del sistema.
+group-priority-none = Sin definir
+group-priority-of = Prioridad del grupo { $name }
+group-priority-saved = Prioridad del grupo «{ $name }» guardada.
+group-is-admin = Administradores
+group-is-admin-hint = Los miembros pueden administrar aiplane.
+group-is-default = Grupo predeterminado
+group-is-default-hint = Todos los usuarios pertenecen a él sin figurar en la lista.
+group-badge-admin = Administradores
+group-badge-default = Predeterminado
+group-actions = Acciones para el grupo { $name }
+group-delete-confirm = ¿Eliminar el grupo «{ $name }»? Sus miembros pierden lo que les otorgaba.
+group-deleted = Grupo «{ $name }» eliminado.
+group-saved = Grupo «{ $name }» guardado.
+group-created = Grupo «{ $name }» creado.
+
+## Usuarios
+
+users-caption = Cuentas locales
+user-new = Nuevo usuario
+user-new-title = Nuevo usuario
+user-edit-title = Editar el usuario «{ $name }»
+user-create = Crear usuario
+user-username = Nombre de usuario
+user-username-hint = Solo letras, cifras y @ . + - _.
+user-email = Correo electrónico
+user-password = Contraseña
+user-password-hint = Sin contraseña, la cuenta no puede iniciar sesión hasta que se le asigne una.
+user-new-password = Nueva contraseña
+user-new-password-hint = Déjela vacía para conservar la contraseña actual.
+user-active = Activo
+user-active-hint = Las cuentas inactivas no pueden iniciar sesión y sus tokens dejan de funcionar.
+user-status = Estado
+user-groups = Grupos
+user-last-login = Último inicio de sesión
+user-badge-active = Activo
+user-badge-inactive = Inactivo
+user-badge-admin = Administrador
+user-is-you = Es usted
+user-actions = Acciones para el usuario { $name }
+user-delete-confirm = ¿Eliminar la cuenta «{ $name }» y todos sus tokens?
+user-deleted = Usuario «{ $name }» eliminado.
+user-saved = Usuario «{ $name }» guardado.
+user-created = Usuario «{ $name }» creado.
+
+## Todos los tokens
+
+admin-tokens-caption = Todos los tokens de API
+admin-tokens-empty = Nadie ha creado todavía un token.
+admin-tokens-filter = Filtrar por token o propietario
+admin-tokens-count = Se muestran { $shown } de { $total } tokens
+admin-tokens-priority-disabled = La priorización de solicitudes está desactivada: estas elecciones surtirán efecto cuando se active en Ajustes.
+admin-token-name = Token
+admin-token-owner = Propietario
+admin-token-state = Estado
+admin-token-effective = En vigor
+admin-token-priority-of = Prioridad del token { $name } de { $owner }
+admin-token-inherits = Hereda { $priority } de los grupos del propietario.
+admin-token-set-by-admin = Fijada por { $name } (administrador).
+admin-token-set-by-owner = Fijada por { $name } (propietario).

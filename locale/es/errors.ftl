@@ -1,6 +1,7 @@
 # Mensajes de error de la API, claves error-<code> con guiones en lugar de guiones bajos.
 
 error-unknown = Algo ha salido mal. Vuelva a intentarlo.
+error-in-field = { $field }: { $message }
 error-network = No se puede contactar con el servidor. Compruebe su conexión y vuelva a intentarlo.
 error-internal-error = El servidor ha tenido un problema. Vuelva a intentarlo más tarde.
 error-not-authenticated = Su sesión ha caducado. Vuelva a iniciar sesión.

@@ -1,5 +1,23 @@
-# La cola de admisión en directo.
+# La cola en directo.
 
 queue-title = Cola
 queue-intro = Solicitudes que esperan un hueco libre en un servidor, primero las de mayor prioridad.
 queue-empty = No hay ninguna solicitud en espera.
+queue-priority-off = La priorización de solicitudes está desactivada: todas las solicitudes esperan en una sola clase, por orden de llegada.
+queue-depth = En espera por clase
+queue-waiters = Solicitudes en espera
+queue-class = Clase
+queue-model = Modelo
+queue-user = Usuario
+queue-token = Token
+queue-token-session = Navegador (zona de pruebas)
+queue-age = Esperando desde hace
+queue-backends = Servidores
+queue-backends-empty = Ningún servidor está en servicio.
+queue-backend = Servidor
+queue-health = Estado
+
+live-connecting = Conectando…
+live-connected = En directo
+live-polling = Actualización cada 2 segundos
+live-offline = Datos en directo no disponibles

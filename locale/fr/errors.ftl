@@ -1,6 +1,7 @@
 # Messages d’erreur de l’API, clés error-<code> avec des tirets à la place des soulignés.
 
 error-unknown = Une erreur s’est produite. Veuillez réessayer.
+error-in-field = { $field } : { $message }
 error-network = Impossible de joindre le serveur. Vérifiez votre connexion et réessayez.
 error-internal-error = Le serveur a rencontré un problème. Veuillez réessayer plus tard.
 error-not-authenticated = Votre session a expiré. Veuillez vous reconnecter.

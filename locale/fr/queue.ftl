@@ -3,3 +3,21 @@
 queue-title = File d’attente
 queue-intro = Les requêtes qui attendent une place libre sur un serveur, la priorité la plus haute en premier.
 queue-empty = Aucune requête n’est en attente.
+queue-priority-off = La priorisation des requêtes est désactivée : toutes les requêtes attendent dans une seule classe, dans leur ordre d’arrivée.
+queue-depth = En attente par classe
+queue-waiters = Requêtes en attente
+queue-class = Classe
+queue-model = Modèle
+queue-user = Utilisateur
+queue-token = Jeton
+queue-token-session = Navigateur (bac à sable)
+queue-age = Attend depuis
+queue-backends = Serveurs
+queue-backends-empty = Aucun serveur n’est en service.
+queue-backend = Serveur
+queue-health = État
+
+live-connecting = Connexion…
+live-connected = En direct
+live-polling = Mise à jour toutes les 2 secondes
+live-offline = Données en direct indisponibles

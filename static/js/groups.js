@@ -148,6 +148,7 @@ function openEditor(group) {
   fillCheckList(memberList, "member", usernames, group ? group.members : []);
   $("group-members-none").hidden = usernames.length > 0;
   $("group-members-filter").value = "";
+  syncMembersState();
   dialog.showModal();
   (group ? $("group-description") : $("group-name")).focus();
 }
@@ -158,6 +159,12 @@ $("group-members-filter").addEventListener("input", (event) => {
     item.hidden = wanted !== "" && !item.textContent.toLowerCase().includes(wanted);
   }
 });
+
+// Everyone belongs to a default group: its member list would change nothing.
+function syncMembersState() {
+  $("group-members-set").disabled = $("group-default").checked;
+}
+$("group-default").addEventListener("change", syncMembersState);
 
 $("group-new").addEventListener("click", () => openEditor(null));
 $("group-cancel").addEventListener("click", () => dialog.close());

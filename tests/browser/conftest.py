@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from tests.browser.helpers import SimBackend
 from tests.factories import PASSWORD
 
 CHROMIUM = os.environ.get("AIPLANE_CHROMIUM", "/usr/bin/chromium")
@@ -187,3 +188,71 @@ def screenshot() -> Callable[..., list[Path]]:
         return paths
 
     return take
+
+
+# --- gateway state shared by the session's server ---------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _gateway_state_is_reset(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The server outlives each test's database: hand its runtime the defaults again afterwards.
+
+    Flushing the tables sends no signal, so backends, pools and settings a test applied would
+    otherwise stay live in the session's gateway for the tests after it.
+    """
+    yield
+    if "aiplane_server" not in request.fixturenames:
+        return
+    from aiplane.catalog import CATALOG, settings_update
+    from gateway import topology
+    from gateway.models import Backend, Pool
+
+    Pool.objects.all().delete()
+    Backend.objects.all().delete()
+    topology.apply_topology()
+    settings_update(values={spec.key: spec.default for spec in CATALOG})
+
+
+@pytest.fixture
+def german_carol(carol: Any) -> Any:
+    """carol, the administrator, with German as her UI language."""
+    from accounts.models import UserProfile
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": "de"})
+    return carol
+
+
+@pytest.fixture
+def make_sim_backend(aiplane_server: LiveServer) -> Iterator[Callable[..., SimBackend]]:
+    """Start a simulated engine and register it (one slot unless told) in the `chat` pool."""
+    from gateway import topology
+    from gateway.sim import SimConfig, SimServer
+
+    started: list[Any] = []
+
+    def start(
+        name: str = "sim-1",
+        *,
+        max_inflight: int = 1,
+        models: tuple[str, ...] = ("sim-small",),
+        **config: Any,
+    ) -> SimBackend:
+        engine = SimServer(SimConfig(models=list(models), **config))
+        engine.start()
+        started.append(engine)
+        topology.backend_save(
+            data={
+                "name": name,
+                "base_url": engine.url + "/v1",
+                "max_inflight": max_inflight,
+                "models": list(models),
+            }
+        )
+        topology.pool_save(
+            data={"name": "chat", "kind": "chat", "backends": [name]}, known_groups=set()
+        )
+        return SimBackend(engine=engine, name=name, pool="chat")
+
+    yield start
+    for engine in started:
+        engine.stop()

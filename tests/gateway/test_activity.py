@@ -207,12 +207,9 @@ def test_under_the_serial_scheduler_a_record_carries_the_score_the_request_won_w
     assert rows["mia"].score == pytest.approx(-20, abs=0.01)
 
 
-def test_requests_refused_before_admission_leave_no_activity_record(solo: Any) -> None:
-    """Documents today's behaviour: only requests that reached the queue are recorded.
-
-    401 (token), 400 (body, hint), 404 (unknown model) and 403 (model not allowed) are answered
-    before the record is built, so none of them appears in the activity log.
-    """
+def test_requests_refused_before_admission_leave_a_refused_record(solo: Any) -> None:
+    """401 (token), 400 (body, hint), 404 (unknown model) and 403 (model not allowed) are
+    answered before the queue, and each still leaves a record saying who tried what."""
     make_group("research")
     engine_url = solo.runtime.snapshot.upstreams["solo"].spec.base_url.removesuffix("/v1")
     add_backend(
@@ -235,9 +232,19 @@ def test_requests_refused_before_admission_leave_no_activity_record(solo: Any) -
     assert chat(solo, key, model="nope").status_code == 404
     assert chat(solo, key, model="sim-closed").status_code == 403
 
-    marker = key_for("marker")
-    assert chat(solo, marker, "after the refusals").status_code == 200
-    assert set(records_of("marker")) == {"marker"}
+    def all_five() -> bool:
+        return ActivityRecord.objects.count() >= 5
+
+    wait_until(all_five, "the five refusals are written", 5.0)
+    rows = ActivityRecord.objects.order_by("at", "id")
+    assert [(r.username, r.model, r.status, r.outcome) for r in rows] == [
+        ("", "", 401, "refused"),
+        ("ivy", "", 400, "refused"),
+        ("ivy", "sim-small", 400, "refused"),
+        ("ivy", "nope", 404, "refused"),
+        ("ivy", "sim-closed", 403, "refused"),
+    ]
+    assert all(r.backend == "" and r.queue_ms == 0 for r in rows)
 
 
 def test_a_stuck_database_write_never_holds_up_a_request(solo: Any) -> None:

@@ -38,7 +38,7 @@ def open_socket(gateway: Any, client: Client | None = None) -> ClientConnection:
     return connect(
         gateway.url.replace("http://", "ws://") + "/ws/queue",
         additional_headers=headers,
-        origin=gateway.url,  # type: ignore[arg-type]
+        origin=gateway.url,  # the page's own origin, as a browser sends it
         open_timeout=5,
     )
 

@@ -244,4 +244,4 @@ def test_a_metrics_token_keeps_anonymous_scrapers_out(settings: Any) -> None:
     assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
     scraped = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-me")
     assert scraped.status_code == 200
-    assert b"aiplane_queue_depth" in scraped.content
+    assert b"django_http_requests" in scraped.content

@@ -1,0 +1,206 @@
+"""Administration → Backends: the backend editor with its priority mode, what detection found,
+live health and in-flight, the pools, and a save error that takes focus in the right language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from gateway import topology
+from gateway.models import Backend, Pool
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Nothing listens there: detection finds nothing, health probes fail, and no test waits on it.
+DEAD_URL = "http://127.0.0.1:9/v1"
+
+
+def card(page: Any, name: str) -> Any:
+    return page.locator(f"#backend-list [data-backend='{name}']")
+
+
+def editor(page: Any) -> Any:
+    return page.locator("#backend-editor")
+
+
+def in_viewport(page: Any, selector: str) -> bool:
+    return bool(
+        page.evaluate(
+            """(selector) => {
+                const box = document.querySelector(selector).getBoundingClientRect();
+                return box.top >= 0 && box.left >= 0 && box.height > 0
+                    && box.bottom <= window.innerHeight && box.right <= window.innerWidth;
+            }""",
+            selector,
+        )
+    )
+
+
+def test_the_priority_mode_editor_saves_a_manual_mapping_then_gateway_only(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any
+) -> None:
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL, "max_inflight": 4})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    expect(card(page, "gpu-1")).to_contain_text("Automatic")
+    expect(card(page, "gpu-1")).to_contain_text(
+        "Not forwarded: the server has not been identified yet."
+    )
+    card(page, "gpu-1").get_by_role("button", name="Edit").click()
+
+    form = editor(page)
+    expect(form.get_by_role("heading", name="Edit backend “gpu-1”")).to_be_visible()
+    expect(form.get_by_label("Automatic")).to_be_checked()
+    mapping = form.get_by_role("group", name="Manual mapping")
+    expect(mapping).to_be_hidden()
+    form.get_by_label("Manual mapping", exact=True).check()
+    expect(mapping).to_be_visible()
+    form.get_by_label("Parameter name").fill("priority")
+    form.get_by_label("Value for low").fill("1")
+    form.get_by_label("Value for medium").fill("0")
+    form.get_by_label("Value for high").fill("-1")
+    forwarding = "Forwarded as “priority”: low 1, medium 0, high -1 (manual mapping)."
+    expect(form.locator("#editor-forwarding")).to_have_text(forwarding)
+    screenshot(page, "admin-backends-editor")
+    form.get_by_role("button", name="Save backend").click()
+
+    expect(page.locator("#page-status")).to_have_text("Backend “gpu-1” saved and applied.")
+    expect(form).to_be_hidden()
+    backend = Backend.objects.get(name="gpu-1")
+    assert backend.priority_mode == {
+        "mode": "custom",
+        "mapping": {"field": "priority", "low": 1, "medium": 0, "high": -1},
+    }
+    assert backend.max_inflight == 4  # the rest of the editor kept its values
+
+    page.reload()
+    expect(card(page, "gpu-1")).to_contain_text("Manual mapping")
+    expect(card(page, "gpu-1").locator(".forwarding")).to_have_text(forwarding)
+    card(page, "gpu-1").get_by_role("button", name="Edit").click()
+    expect(form.get_by_label("Manual mapping", exact=True)).to_be_checked()
+    expect(form.get_by_label("Parameter name")).to_have_value("priority")
+    expect(form.get_by_label("Value for high")).to_have_value("-1")
+
+    form.get_by_label("Gateway only").check()
+    expect(mapping).to_be_hidden()
+    expect(form.locator("#editor-forwarding")).to_have_text(
+        "Not forwarded: gateway only. The gateway queue still orders the requests."
+    )
+    form.get_by_role("button", name="Save backend").click()
+    expect(page.locator("#page-status")).to_have_text("Backend “gpu-1” saved and applied.")
+    backend.refresh_from_db()
+    assert backend.priority_mode == {"mode": "gateway"}
+    expect(card(page, "gpu-1")).to_contain_text("Gateway only")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
+    page: Any, german_carol: Any, sign_in: Any, screenshot: Any, width: int
+) -> None:
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    page.set_viewport_size({"width": width, "height": 800})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    card(page, "gpu-1").get_by_role("button", name="Bearbeiten").click()
+    form = editor(page)
+    form.get_by_label("Manuelle Zuordnung", exact=True).check()
+    form.get_by_label("Parametername").fill("messages")
+    form.get_by_label("Wert für Niedrig").fill("1")
+    form.get_by_label("Wert für Mittel").fill("0")
+    form.get_by_label("Wert für Hoch").fill("-1")
+    save = form.get_by_role("button", name="Backend speichern")
+    save.scroll_into_view_if_needed()
+    assert not in_viewport(page, "#backend-alert") or page.locator("#backend-alert").is_hidden()
+    save.click()
+
+    alert = page.locator("#backend-alert")
+    expect(alert).to_have_text(
+        "Parametername: Dieser Parametername ist reserviert und kann die Priorität nicht tragen."
+    )
+    expect(alert).to_have_attribute("role", "alert")
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.id === 'backend-alert'"
+    )
+    page.wait_for_function(
+        """() => {
+            const box = document.getElementById('backend-alert').getBoundingClientRect();
+            return box.top >= 0 && box.bottom <= window.innerHeight;
+        }"""
+    )
+    assert in_viewport(page, "#backend-alert")
+    expect(form.get_by_label("Parametername")).to_have_attribute("aria-invalid", "true")
+    # A rejected save changed nothing.
+    assert Backend.objects.get(name="gpu-1").priority_mode == {"mode": "auto"}
+    screenshot(page, f"admin-backends-error-de-{width}", widths=((width, 800),))
+
+
+def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any, make_sim_backend: Any
+) -> None:
+    from gateway.sim import SimConfig, SimServer
+
+    engine = SimServer(SimConfig(server_info="sglang", sglang_schedule_policy="fcfs"))
+    engine.start()
+    try:
+        sign_in(page, "carol")
+        page.goto("/admin/backends/")
+        expect(page.locator("#backends-empty")).to_be_visible()
+        page.get_by_role("button", name="Add backend").click()
+        form = editor(page)
+        form.get_by_label("Name", exact=True).fill("sglang-1")
+        form.get_by_label("Base URL").fill(engine.url + "/v1")
+        form.get_by_label("API key").fill("sk-never-shown")
+        form.get_by_label("Maximum requests in flight").fill("8")
+        form.get_by_label("Served models").fill("sim-small")
+        form.get_by_label("Aliases").fill("small = sim-small")
+        expect(form.get_by_role("button", name="Detect now")).to_be_hidden()
+        form.get_by_role("button", name="Save backend").click()
+        expect(page.locator("#page-status")).to_have_text("Backend “sglang-1” saved and applied.")
+
+        backend = Backend.objects.get(name="sglang-1")
+        assert (backend.max_inflight, backend.served_models, backend.aliases) == (
+            8,
+            ["sim-small"],
+            {"small": "sim-small"},
+        )
+        assert backend.api_key_encrypted and "sk-never-shown" not in backend.api_key_encrypted
+        expect(card(page, "sglang-1")).to_contain_text("API keySet")
+
+        card(page, "sglang-1").get_by_role("button", name="Detect now").click()
+        expect(page.locator("#page-status")).to_have_text("Detection of sglang-1 finished.")
+        expect(card(page, "sglang-1")).to_contain_text("SGLang")
+        expect(card(page, "sglang-1").locator(".forwarding")).to_have_text(
+            "Forwarded as “priority” (detected SGLang, higher values first): low 0, medium 1, high 2."
+        )
+        expect(card(page, "sglang-1").locator(".live-health")).to_have_text("Healthy")
+        expect(card(page, "sglang-1").locator(".live-inflight")).to_have_text("0 of 8")
+
+        card(page, "sglang-1").get_by_role("button", name="Edit").click()
+        expect(form.get_by_label("API key")).to_have_value("")
+        expect(form.locator("#backend-key-state")).to_have_text("Set")
+        detection = form.locator("#editor-detection")
+        expect(detection).to_contain_text("SGLang")
+        expect(detection).to_contain_text("fcfs")
+        assert "sk-never-shown" not in page.content()
+        screenshot(page, "admin-backends-editor-detected")
+        form.get_by_role("button", name="Cancel").click()
+
+        page.get_by_role("button", name="Add pool").click()
+        pool_form = page.locator("#pool-editor")
+        pool_form.get_by_label("Name", exact=True).fill("chat")
+        pool_form.get_by_label("Strategy").select_option("prefix_affinity")
+        pool_form.get_by_label("sglang-1").check()
+        pool_form.get_by_role("button", name="Save pool").click()
+        expect(page.locator("#page-status")).to_have_text("Pool “chat” saved and applied.")
+        pool = Pool.objects.get(name="chat")
+        assert pool.strategy == "prefix_affinity"
+        assert [b.name for b in pool.backends.all()] == ["sglang-1"]
+        pool_row = page.locator("#pools-body tr[data-pool='chat']")
+        expect(pool_row).to_contain_text("Prefix affinity")
+        expect(pool_row).to_contain_text("Everyone")
+        expect(card(page, "sglang-1")).to_contain_text("chat")
+        screenshot(page, "admin-backends")
+    finally:
+        engine.stop()
