@@ -332,6 +332,7 @@ class GatewayApp:
             length = resp.content_length
             if length is not None and length <= 1 << 20:
                 data = await resp.read()
+                record.first_byte_ms = (time.time() - record.started) * 1000
                 out_headers.append((b"content-length", str(len(data)).encode()))
                 started = True
                 await send(
@@ -339,14 +340,20 @@ class GatewayApp:
                 )
                 await send({"type": "http.response.body", "body": data})
             else:
+                # Wait for the first bytes before answering: a backend that dies before sending
+                # any can still be retried elsewhere, and status line and first token leave
+                # together.
+                chunks = resp.content.iter_any().__aiter__()
+                first = await anext(chunks, b"")
+                record.first_byte_ms = (time.time() - record.started) * 1000
                 started = True
                 await send(
                     {"type": "http.response.start", "status": resp.status, "headers": out_headers}
                 )
-                async for chunk in resp.content.iter_any():
-                    if record.first_byte_ms is None:
-                        record.first_byte_ms = (time.time() - record.started) * 1000
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if first:
+                    await send({"type": "http.response.body", "body": first, "more_body": True})
+                    async for chunk in chunks:
+                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 await send({"type": "http.response.body", "body": b""})
             state["active"] = False
         except asyncio.CancelledError:

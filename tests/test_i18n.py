@@ -135,6 +135,55 @@ def test_every_page_title_and_language_name_exists() -> None:
     assert not sorted(wanted - english.keys())
 
 
+def _slug(value: str) -> str:
+    return value.replace(".", "-").replace("_", "-")
+
+
+def dynamic_ids() -> set[str]:
+    """Ids the page scripts build from values the server sends: every value they can meet needs
+    its label (a new setting, scheduler, pool strategy or outcome without one shows raw)."""
+    from aiplane.catalog import CATALOG
+    from gateway.mapping import CLASS_NAMES, MODES
+    from gateway.metrics import OUTCOMES
+    from gateway.models import KINDS, STRATEGIES
+
+    wanted: set[str] = set()
+    for spec in CATALOG:
+        wanted |= {f"setting-{_slug(spec.key)}", f"setting-{_slug(spec.key)}-hint"}
+        wanted |= {f"settings-section-{_slug(spec.section)}"}
+        if spec.key == "gateway.scheduler":
+            wanted |= {f"setting-{_slug(spec.key)}-{choice}" for choice in spec.choices}
+        elif spec.kind == "choice":
+            wanted |= {f"priority-{choice}" for choice in spec.choices}
+    wanted |= {f"pool-kind-{kind}" for kind in KINDS}
+    wanted |= {f"pool-strategy-{_slug(s)}" for s in STRATEGIES}
+    wanted |= {f"pool-strategy-{_slug(s)}-hint" for s in STRATEGIES}
+    wanted |= {f"priority-{name}" for name in CLASS_NAMES}
+    wanted |= {f"backend-priority-{'custom' if mode == 'custom' else mode}" for mode in MODES}
+    outcomes = {*OUTCOMES, "refused", "error", "client_closed", "upstream_error", "unknown"}
+    wanted |= {f"outcome-{_slug(outcome)}" for outcome in outcomes}
+    return wanted
+
+
+def test_every_label_built_from_a_server_value_exists() -> None:
+    english = i18n.catalog_messages("en")
+    missing = sorted(dynamic_ids() - english.keys())
+    assert not missing, f"labels the pages build at run time are missing: {missing}"
+
+
+def test_the_activity_page_offers_every_outcome_the_gateway_records() -> None:
+    import re as regex
+
+    script = (ROOT / "static" / "js" / "activity.js").read_text(encoding="utf-8")
+    listed = set(
+        regex.findall(r'"([a-z_]+)"', script.split("const OUTCOMES = [", 1)[1].split("]")[0])
+    )
+    gateway = (ROOT / "gateway" / "asgi.py").read_text(encoding="utf-8")
+    recorded = set(regex.findall(r'record\.outcome(?:, record\.status)? = "([a-z_]+)"', gateway))
+    recorded |= {"immediate", "waited"}  # set together in one conditional expression
+    assert recorded <= listed, f"outcomes the filter lacks: {sorted(recorded - listed)}"
+
+
 def _codes_in(path: Path) -> set[str]:
     """Error code literals of one module: code="x", "code": "x", code = "x" (also in tuples),
     a `code` parameter's default, and ApiError(status, "x", ...)."""

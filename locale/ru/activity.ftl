@@ -1,5 +1,39 @@
-# Журнал запросов.
+# Журнал каждого запроса.
 
 activity-title = Активность
 activity-intro = Последние запросы с приоритетом, временем ожидания в очереди и результатом.
 activity-empty = Запросов пока не зафиксировано.
+activity-filters = Фильтры
+activity-caption = Записи активности, сначала новые
+activity-user = Пользователь
+activity-model = Модель
+activity-class = Класс
+activity-outcome = Результат
+activity-since = С
+activity-until = По
+activity-any = Любой
+activity-apply = Применить фильтры
+activity-reset = Сбросить
+activity-time = Время
+activity-backend = Сервер
+activity-queue-wait = Ожидание в очереди
+activity-status = Код ответа
+activity-duration = Длительность
+activity-token = Токен { $name }
+activity-browser = Сеанс браузера
+activity-hint = Подсказка: { $hint }
+activity-pages = Страницы
+activity-previous = Назад
+activity-next = Вперёд
+activity-page-of = Страница { $page } из { $pages } · записей: { $count }
+
+outcome-immediate = Сразу
+outcome-waited = После ожидания
+outcome-expired = Истекло время
+outcome-cancelled = Отменён
+outcome-rejected = Очередь заполнена
+outcome-refused = Отклонён
+outcome-client-closed = Клиент отключился
+outcome-upstream-error = Сбой сервера
+outcome-error = Ошибка
+outcome-unknown = Неизвестно

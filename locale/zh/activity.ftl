@@ -1,5 +1,39 @@
-# 请求活动记录。
+# 每个请求的活动记录。
 
 activity-title = 活动
 activity-intro = 最近的请求及其优先级、排队时间和结果。
 activity-empty = 尚未记录任何请求。
+activity-filters = 筛选条件
+activity-caption = 活动记录，最新的在前
+activity-user = 用户
+activity-model = 模型
+activity-class = 类别
+activity-outcome = 结果
+activity-since = 开始时间
+activity-until = 结束时间
+activity-any = 全部
+activity-apply = 应用筛选
+activity-reset = 重置
+activity-time = 时间
+activity-backend = 后端
+activity-queue-wait = 排队时间
+activity-status = 状态码
+activity-duration = 耗时
+activity-token = 令牌 { $name }
+activity-browser = 浏览器会话
+activity-hint = 提示：{ $hint }
+activity-pages = 分页
+activity-previous = 上一页
+activity-next = 下一页
+activity-page-of = 第 { $page } 页，共 { $pages } 页 · { $count } 条记录
+
+outcome-immediate = 立即准入
+outcome-waited = 等待后准入
+outcome-expired = 已超时
+outcome-cancelled = 已取消
+outcome-rejected = 队列已满
+outcome-refused = 被拒绝
+outcome-client-closed = 客户端已断开
+outcome-upstream-error = 服务器出错
+outcome-error = 错误
+outcome-unknown = 未知

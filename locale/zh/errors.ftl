@@ -1,6 +1,7 @@
 # API 错误消息，键名为 error-<code>，其中下划线改为连字符。
 
 error-unknown = 出了点问题，请重试。
+error-in-field = { $field }：{ $message }
 error-network = 无法连接服务器。请检查网络连接后重试。
 error-internal-error = 服务器出现问题，请稍后重试。
 error-not-authenticated = 您的会话已结束，请重新登录。

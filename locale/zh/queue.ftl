@@ -3,3 +3,21 @@
 queue-title = 队列
 queue-intro = 正在等待后端空闲槽位的请求，优先级最高的排在最前。
 queue-empty = 没有等待中的请求。
+queue-priority-off = 请求优先级已关闭：所有请求在同一类别中按到达顺序等待。
+queue-depth = 各类别等待数
+queue-waiters = 等待中的请求
+queue-class = 类别
+queue-model = 模型
+queue-user = 用户
+queue-token = 令牌
+queue-token-session = 浏览器（试验场）
+queue-age = 已等待
+queue-backends = 后端
+queue-backends-empty = 没有正在服务的后端。
+queue-backend = 后端
+queue-health = 状态
+
+live-connecting = 正在连接…
+live-connected = 实时
+live-polling = 每 2 秒更新一次
+live-offline = 实时数据不可用

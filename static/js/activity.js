@@ -5,7 +5,7 @@ import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { $, badge, cell, formatMs, priorityName, tOr } from "./widgets.js";
 
-const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "client_closed", "upstream_error", "error"];
+const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
 const FILTERS = ["user", "model", "class", "outcome", "since", "until"];
 
@@ -59,7 +59,7 @@ function renderRow(record) {
       h("span", { class: "row-title" }, record.username || t("value-none")),
       record.token_name ? h("span", { class: "row-sub" }, t("activity-token", { name: record.token_name })) : h("span", { class: "row-sub" }, t("activity-browser")),
     ),
-    cell(t("activity-model"), h("code", {}, record.model)),
+    cell(t("activity-model"), record.model ? h("code", {}, record.model) : t("value-none")),
     cell(t("activity-backend"), record.backend || t("value-none")),
     cell(
       t("activity-class"),

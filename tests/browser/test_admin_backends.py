@@ -117,7 +117,7 @@ def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
 
     alert = page.locator("#backend-alert")
     expect(alert).to_have_text(
-        "Parametername: Dieser Parametername ist reserviert und kann die Priorität nicht tragen."
+        "Parametername: Dieser Parametername ist reserviert und kann die Priorität nicht übertragen."
     )
     expect(alert).to_have_attribute("role", "alert")
     page.wait_for_function(
@@ -133,7 +133,7 @@ def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
     expect(form.get_by_label("Parametername")).to_have_attribute("aria-invalid", "true")
     # A rejected save changed nothing.
     assert Backend.objects.get(name="gpu-1").priority_mode == {"mode": "auto"}
-    screenshot(page, f"admin-backends-error-de-{width}", widths=((width, 800),))
+    screenshot(page, "admin-backends-error-de", widths=((width, 800),))
 
 
 def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(

@@ -57,7 +57,7 @@ def test_an_invalid_value_saves_nothing_and_is_named_in_the_persons_language(
 ) -> None:
     sign_in(page, "carol")
     page.goto("/admin/settings/")
-    page.get_by_label("Anfrage-Priorisierung aktivieren").check()
+    page.get_by_label("Priorisierung von Anfragen einschalten").check()
     budget = page.get_by_label("Wartebudget (Sekunden)")
     budget.fill("99999")
     page.get_by_role("button", name="Einstellungen speichern").click()
