@@ -20,6 +20,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from aiplane.envelope import error_body
+
 API_PREFIX = "/api/"
 
 TYPE_BY_STATUS = {
@@ -36,11 +38,6 @@ def error_type_for(status: int) -> str:
     if status >= 500:
         return "server_error"
     return TYPE_BY_STATUS.get(status, "invalid_request_error")
-
-
-def error_body(message: str, type_: str, code: str, param: str | None = None) -> dict[str, Any]:
-    """The OpenAI error envelope, the only error shape aiplane answers with."""
-    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
 class ApiError(Exception):

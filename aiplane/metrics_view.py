@@ -8,6 +8,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django_prometheus.exports import ExportToDjangoView
 
+from aiplane.envelope import error_body
+
 
 def metrics(request: HttpRequest) -> HttpResponse:
     expected = settings.AIPLANE_METRICS_TOKEN
@@ -15,14 +17,11 @@ def metrics(request: HttpRequest) -> HttpResponse:
         given = request.headers.get("Authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {expected}".encode()):
             return JsonResponse(
-                {
-                    "error": {
-                        "message": "Send the metrics token as 'Authorization: Bearer <token>'.",
-                        "type": "authentication_error",
-                        "param": None,
-                        "code": "invalid_metrics_token",
-                    }
-                },
+                error_body(
+                    "Send the metrics token as 'Authorization: Bearer <token>'.",
+                    "authentication_error",
+                    "invalid_metrics_token",
+                ),
                 status=401,
             )
     return ExportToDjangoView(request)

@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import json
 
-
-def error_body(message: str, type_: str, code: str, param: str | None = None) -> dict:
-    """The OpenAI error envelope, the only error shape aiplane answers with."""
-    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+from aiplane.envelope import error_body
 
 
 class GatewayError(Exception):

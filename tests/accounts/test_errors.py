@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 from rest_framework import exceptions
 
-from accounts.api_errors import ApiError, as_api_error, error_body
+from accounts.api_errors import ApiError, as_api_error
+from aiplane.envelope import error_body
 from tests.accounts.errors import envelope
 
 HANDLERS_URLCONF = "tests.accounts.urls_with_handlers"
