@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from gateway.live import queue_state
@@ -27,7 +27,8 @@ class QueueConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         user = self.scope.get("user")
-        if not await sync_to_async(_is_admin, thread_sensitive=False)(user):
+        # channels' wrapper closes the worker thread's connection afterwards.
+        if not await database_sync_to_async(_is_admin)(user):
             await self.close(code=4403)
             return
         await self.accept()

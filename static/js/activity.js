@@ -1,9 +1,9 @@
 // Administration → Activity: the per-request activity records, newest first, filtered by user,
 // model, class, outcome and time, a page at a time. The filters live in the address too.
 import { api } from "./api.js";
-import { formatDate, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
-import { $, badge, cell, formatMs, priorityName, tOr } from "./widgets.js";
+import { $, badge, cell, formatInstant, formatMs, priorityName, tOr } from "./widgets.js";
 
 const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
@@ -53,7 +53,7 @@ function renderRow(record) {
   return h(
     "tr",
     {},
-    cell(t("activity-time"), h("time", { datetime: record.at }, formatDate(record.at))),
+    cell(t("activity-time"), h("time", { datetime: record.at }, formatInstant(record.at))),
     cell(
       t("activity-user"),
       h("span", { class: "row-title" }, record.username || t("value-none")),

@@ -351,7 +351,8 @@ function fillKeyState(backend) {
   state.textContent = set ? t("backend-key-set") : t("backend-key-not-set");
   state.className = `badge ${set ? "active" : ""}`;
   $("backend-key-clear-field").hidden = !set;
-  $("backend-key").placeholder = set ? t("backend-api-key-keep") : "";
+  $("backend-key-keep").hidden = !set;
+  $("backend-key").disabled = false;
 }
 
 function aliasesText(aliases) {
@@ -436,6 +437,12 @@ $("editor-detect").addEventListener("click", async () => {
   } finally {
     button.disabled = false;
   }
+});
+
+// Removing the stored key and typing a new one at once would be ambiguous.
+$("backend-key-clear").addEventListener("change", (event) => {
+  $("backend-key").disabled = event.target.checked;
+  if (event.target.checked) $("backend-key").value = "";
 });
 
 $("backend-new").addEventListener("click", () => openBackendEditor(null));

@@ -62,9 +62,19 @@ export function formatSeconds(seconds) {
   return t("duration-seconds", { seconds: secs });
 }
 
+// Short waits in milliseconds, longer ones in seconds: "0.4 ms", "812 ms", "20.4 s".
 export function formatMs(ms) {
   if (ms === null || ms === undefined) return t("value-none");
-  return t("duration-ms", { ms: formatNumber(ms) });
+  if (ms < 1000) return t("duration-ms", { ms: formatNumber(ms) });
+  return t("duration-seconds", { seconds: formatNumber(ms / 1000) });
+}
+
+const preciseTime = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "medium" });
+
+// A moment to the second, for records that answer "when exactly".
+export function formatInstant(value) {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? t("value-none") : preciseTime.format(date);
 }
 
 // Whole-number input: the number when it is one, else the raw text (the server names the error).

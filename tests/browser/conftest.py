@@ -67,6 +67,16 @@ def _build_app() -> Any:
     return build_application(django_app)
 
 
+def _stop_runtime(app: Any) -> None:
+    """Close the gateway's client sessions on its own loop (lifespan is off in this server)."""
+    runtime = getattr(app, "runtime", None)
+    loop = getattr(runtime, "loop", None)
+    if runtime is None or loop is None or loop.is_closed() or not runtime.started:
+        return
+    with contextlib.suppress(Exception):
+        asyncio.run_coroutine_threadsafe(runtime.stop(), loop).result(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def aiplane_server(django_db_setup: None) -> Iterator[LiveServer]:
     import uvicorn
@@ -101,6 +111,7 @@ def aiplane_server(django_db_setup: None) -> Iterator[LiveServer]:
     try:
         yield LiveServer(url=f"http://127.0.0.1:{port}", app=app)
     finally:
+        _stop_runtime(app)
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()

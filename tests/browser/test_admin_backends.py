@@ -117,7 +117,8 @@ def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
 
     alert = page.locator("#backend-alert")
     expect(alert).to_have_text(
-        "Parametername: Dieser Parametername ist reserviert und kann die Priorität nicht übertragen."
+        "Parametername: Dieser Parametername ist reserviert"
+        " und kann die Priorität nicht übertragen."
     )
     expect(alert).to_have_attribute("role", "alert")
     page.wait_for_function(
@@ -172,7 +173,8 @@ def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
         expect(page.locator("#page-status")).to_have_text("Detection of sglang-1 finished.")
         expect(card(page, "sglang-1")).to_contain_text("SGLang")
         expect(card(page, "sglang-1").locator(".forwarding")).to_have_text(
-            "Forwarded as “priority” (detected SGLang, higher values first): low 0, medium 1, high 2."
+            "Forwarded as “priority” (detected SGLang, higher values first):"
+            " low 0, medium 1, high 2."
         )
         expect(card(page, "sglang-1").locator(".live-health")).to_have_text("Healthy")
         expect(card(page, "sglang-1").locator(".live-inflight")).to_have_text("0 of 8")
@@ -204,3 +206,33 @@ def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
         screenshot(page, "admin-backends")
     finally:
         engine.stop()
+
+
+def test_a_language_switch_on_an_admin_page_translates_it_and_sticks(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any
+) -> None:
+    from accounts.models import UserProfile
+
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    expect(card(page, "gpu-1").get_by_role("button", name="Detect now")).to_be_visible()
+
+    with page.expect_navigation():
+        page.get_by_label("Language").select_option("fr")
+    expect(page.locator("h1")).to_have_text("Serveurs de modèles")
+    assert page.url.endswith("/admin/backends/")
+    # Text the page script builds comes from the same catalog, in the new language.
+    expect(page.get_by_role("button", name="Ajouter un serveur")).to_be_visible()
+    expect(card(page, "gpu-1").get_by_role("button", name="Détecter maintenant")).to_be_visible()
+    expect(card(page, "gpu-1").locator(".forwarding")).to_have_text(
+        "Non transmise : le serveur n’a pas encore été identifié."  # noqa: RUF001 - French apostrophe
+    )
+    admin_nav = page.get_by_role("navigation", name="Administration")
+    expect(admin_nav).to_contain_text("File d’attente")  # noqa: RUF001 - French apostrophe
+    assert UserProfile.objects.get(user=carol).language == "fr"
+    screenshot(page, "admin-backends-fr", widths=((1280, 800),))
+
+    page.goto("/admin/queue/")
+    expect(page.locator("h1")).to_have_text("File d’attente")  # noqa: RUF001 - French apostrophe
+    expect(page.locator("#live-state")).to_have_text("En direct")

@@ -144,9 +144,8 @@ def test_a_capacity_timeout_is_shown_in_the_persons_language(
         page.get_by_label("Message").fill("trop tard")
         page.get_by_role("button", name="Envoyer").click()
         alert = page.locator("#chat-alert")
-        expect(alert).to_have_text(
-            "Aucun serveur ne s’est libéré à temps. Réessayez plus tard.", timeout=8000
-        )
+        timed_out = "Aucun serveur ne s’est libéré à temps. Réessayez plus tard."  # noqa: RUF001 - French
+        expect(alert).to_have_text(timed_out, timeout=8000)
         expect(alert).to_be_focused()
         # Nothing was answered: the message is back in the box for another try.
         expect(page.get_by_label("Message")).to_have_value("trop tard")
