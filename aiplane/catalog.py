@@ -49,6 +49,7 @@ CATALOG: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("gateway.affinity_bonus", "int", 10, "access.gateway", minimum=0, maximum=99),
     SettingSpec("gateway.max_waiters", "int", 0, "access.gateway", minimum=0, maximum=1_000_000),
+    SettingSpec("gateway.fair_share", "bool", False, "access.gateway"),
     SettingSpec("activity.retention_days", "int", 30, "observability", minimum=1, maximum=3650),
 )
 

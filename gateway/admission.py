@@ -160,6 +160,7 @@ class Waiter:
     cost: int = 1  # prompt tokens, for wspt
     owner: str = ""
     excluded: frozenset[str] = frozenset()
+    turn: float = 0.0  # fair share's start tag
     seq: int = -1
     state: str = WAITING
     key: tuple[float, float, int] = (0.0, 0.0, 0)
@@ -232,6 +233,7 @@ class SchedulerConfig:
     affinity_bonus: float = 10.0  # serial only, 0..99
     max_waiters: int = 0  # 0 = unbounded
     prioritize: bool = True  # False: one class, arrival order
+    fair_share: bool = False  # strict only: owners take turns inside a class
 
 
 class AdmissionQueue:
@@ -254,6 +256,9 @@ class AdmissionQueue:
         # entry may still be here, and two Waiters cannot be compared, so id() breaks the tie.
         self._deadlines: list[tuple[float, int, int, Waiter]] = []
         self.depth = [0, 0, 0]  # live waiters per class
+        # Fair share: the turn being served per class, and each owner's next turn per class.
+        self._vtime = [0.0, 0.0, 0.0]
+        self._turns: list[dict[str, float]] = [{}, {}, {}]
         self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
         # When recent waiters were admitted, for a bounded queue's wait estimate.
         self._recent: deque[float] = deque(maxlen=64)
@@ -307,6 +312,15 @@ class AdmissionQueue:
             w.key = (-w.cls, w.arrival - max(0, w.offset), w.seq)
         elif cfg.name == "wspt":
             w.key = (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
+        elif cfg.fair_share:
+            # Start-time fair queuing: each owner's requests get consecutive turn numbers that
+            # start at the class's current turn, so owners alternate instead of one owner's
+            # burst going first. Offsets still count first (a lowered request stays lowered).
+            turn = self._turns[w.cls]
+            start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
+            turn[w.owner] = start + 1
+            w.turn = start
+            w.key = (-w.cls, -w.offset * 1e9 + start, w.seq)
         else:
             w.key = w.plain_key
 
@@ -326,7 +340,7 @@ class AdmissionQueue:
             seq=old.seq,
             tag=old.tag,
         )
-        w.key, w.plain_key = old.key, old.plain_key
+        w.key, w.plain_key, w.turn = old.key, old.plain_key, old.turn
         return w
 
     # ----- the synchronous core ---------------------------------------------------------
@@ -377,6 +391,11 @@ class AdmissionQueue:
             # (throughput x budget) finished requests alive.
             self._deadlines = dl = [e for e in dl if e[-1].state == WAITING]
             heapq.heapify(dl)
+        for cls, turns in enumerate(self._turns):
+            if len(turns) > 1024:
+                # Owners whose next turn is not ahead of the class's turn gain nothing from it.
+                vtime = self._vtime[cls]
+                self._turns[cls] = {o: t for o, t in turns.items() if t > vtime}
         admitted = 0
         heads: list[tuple[tuple[float, float, int], int, _Group]] = []
         for g in self._groups.values():
@@ -584,6 +603,8 @@ class AdmissionQueue:
             self._count(w, -1)
         w.state = ADMITTED
         w.admitted_at = w.arrival if immediate else self.clock()
+        if w.turn > self._vtime[w.cls]:
+            self._vtime[w.cls] = w.turn
         target.slot.inflight += 1
         w.acquired = Acquired(target=target, waiter=w, queue=self)
         if not immediate:

@@ -50,6 +50,7 @@ class GatewaySettings:
     aging_divisor: float = 60.0
     affinity_bonus: float = 10.0
     max_waiters: int = 0
+    fair_share: bool = False
 
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
@@ -61,6 +62,7 @@ class GatewaySettings:
             aging_divisor=float(values["gateway.aging_divisor_secs"]),
             affinity_bonus=float(values["gateway.affinity_bonus"]),
             max_waiters=int(values["gateway.max_waiters"]),
+            fair_share=bool(values["gateway.fair_share"]),
         )
 
 
@@ -166,6 +168,7 @@ class Runtime:
         cfg.aging_divisor = s.aging_divisor
         cfg.affinity_bonus = s.affinity_bonus
         cfg.max_waiters = s.max_waiters
+        cfg.fair_share = s.fair_share
 
     def _call_threadsafe(self, fn: Callable[[], None], wait: float) -> None:
         loop = self.loop

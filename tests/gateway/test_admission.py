@@ -1553,3 +1553,65 @@ def test_ten_thousand_waiters_in_fifty_groups_on_ten_backends_are_admitted_in_st
     assert admitted == 10_000
     assert queue.waiting == 0 and queue.waiters() == []
     assert all(s.inflight == 0 for s in slots)
+
+
+# ----- fair share inside a class --------------------------------------------------------
+
+
+def _drain_one_at_a_time(queue: AdmissionQueue, admitted: list[Waiter]) -> None:
+    """Finish each admitted request in turn; every release admits the next waiter."""
+    done = 0
+    while done < len(admitted):
+        acquired = admitted[done].acquired
+        assert acquired is not None
+        acquired.release()
+        done += 1
+
+
+def test_with_fair_share_owners_take_turns_inside_a_class():
+    queue = AdmissionQueue(clock=FakeClock(), config=SchedulerConfig(fair_share=True))
+    slot = Slot("b", max_inflight=1)
+    route = Route(key="r", primary=(Target(slot, "m"),))
+    first = queue.waiter(route, owner="x", budget=60)
+    admitted: list[Waiter] = [first]
+    queue.submit(first)
+    for owner in ["ann"] * 5 + ["ben"] * 2 + ["cy"]:
+        w = queue.waiter(route, owner=owner, budget=60)
+        w.on_admit = admitted.append
+        assert queue.submit(w) is None
+    _drain_one_at_a_time(queue, admitted)
+    assert [w.owner for w in admitted[1:]] == [
+        "ann", "ben", "cy", "ann", "ben", "ann", "ann", "ann",
+    ]  # fmt: skip
+
+
+def test_fair_share_never_lets_a_lower_class_pass_a_higher_one():
+    queue = AdmissionQueue(clock=FakeClock(), config=SchedulerConfig(fair_share=True))
+    slot = Slot("b", max_inflight=1)
+    route = Route(key="r", primary=(Target(slot, "m"),))
+    first = queue.waiter(route, owner="x", budget=60)
+    admitted: list[Waiter] = [first]
+    queue.submit(first)
+    for owner, cls in [("ann", HIGH), ("ann", HIGH), ("ben", LOW), ("cy", HIGH)]:
+        w = queue.waiter(route, owner=owner, cls=cls, budget=60)
+        w.on_admit = admitted.append
+        queue.submit(w)
+    _drain_one_at_a_time(queue, admitted)
+    assert [(w.owner, w.cls) for w in admitted[1:]] == [
+        ("ann", HIGH), ("cy", HIGH), ("ann", HIGH), ("ben", LOW),
+    ]  # fmt: skip
+
+
+def test_without_fair_share_one_owners_burst_goes_first():
+    queue = AdmissionQueue(clock=FakeClock())
+    slot = Slot("b", max_inflight=1)
+    route = Route(key="r", primary=(Target(slot, "m"),))
+    first = queue.waiter(route, owner="x", budget=60)
+    admitted: list[Waiter] = [first]
+    queue.submit(first)
+    for owner in ["ann", "ann", "ben"]:
+        w = queue.waiter(route, owner=owner, budget=60)
+        w.on_admit = admitted.append
+        queue.submit(w)
+    _drain_one_at_a_time(queue, admitted)
+    assert [w.owner for w in admitted[1:]] == ["ann", "ann", "ben"]
