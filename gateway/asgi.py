@@ -368,12 +368,16 @@ class GatewayApp:
             state["active"] = False
             if not started:
                 raise _Retryable(f"{up.name}: {type(err).__name__}") from None
-            # Mid-stream failure: the status line is gone, so end the body; the client sees a
-            # truncated stream, which is what an OpenAI client reports as a broken connection.
+            # Mid-stream failure: the status line is gone. An event stream gets a final error
+            # event (as vLLM sends one) instead of [DONE], so the client knows it was cut short.
             log.warning("upstream %s failed mid-response: %r", up.name, err)
             record.outcome = "upstream_error"
+            tail = b""
+            if resp is not None and resp.content_type == "text/event-stream":
+                failure = UpstreamError(f"The model server {up.name} failed mid-stream.")
+                tail = b"data: " + failure.body() + b"\n\n"
             with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": b""})
+                await send({"type": "http.response.body", "body": tail})
         finally:
             state["active"] = False
             gone.remove_done_callback(on_gone)

@@ -549,3 +549,61 @@ def test_the_official_openai_client_works_for_every_endpoint(gateway, make_sim, 
     with pytest.raises(NotFoundError) as caught:
         client.chat.completions.create(model="nope", messages=messages)
     assert caught.value.code == "model_not_found"
+
+
+class DiesMidStream:
+    """A one-shot engine that starts an event stream, sends one event and drops the socket."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.recv(65536)
+            event = b'data: {"choices":[{"delta":{"content":"tok0 "}}]}\n\n'
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+                + f"{len(event):x}\r\n".encode()
+                + event
+                + b"\r\n"
+            )
+            time.sleep(0.05)
+            conn.close()  # no terminating chunk: the stream is cut short
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_stream_cut_short_upstream_ends_with_an_error_event_and_frees_the_slot(gateway, key):
+    engine = DiesMidStream()
+    try:
+        add_backend("flaky", engine.url)
+        with httpx.stream(
+            "POST",
+            gateway.v1 + "/chat/completions",
+            json={
+                "model": "sim-small",
+                "stream": True,
+                "messages": [{"role": "user", "content": "x"}],
+            },
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=10,
+        ) as r:
+            assert r.status_code == 200
+            body = b"".join(r.iter_raw())
+    finally:
+        engine.close()
+    events = [line for line in body.split(b"\n\n") if line]
+    assert events[0] == b'data: {"choices":[{"delta":{"content":"tok0 "}}]}'
+    assert b'"code": "upstream_error"' in events[-1]
+    assert b"[DONE]" not in body
+    wait_until(lambda: gateway.runtime.slots["flaky"].inflight == 0, "the slot is released")
