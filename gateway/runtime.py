@@ -124,6 +124,13 @@ class Runtime:
             skip_auto_headers=("User-Agent", "Accept-Encoding"),
         )
         self.probe_client = httpx.AsyncClient(timeout=httpx.Timeout(5.0))
+        if self.background:
+            # A backend whose models are not known yet would answer 404 to the first callers:
+            # look before serving (briefly; the detection loop keeps trying afterwards).
+            unknown = [u.name for u in self.snapshot.upstreams.values() if not u.models]
+            if unknown:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.detect_all(unknown), timeout=5.0)
         self.started = True
         _live.add(self)
         self._spawn(self._dispatch_loop())

@@ -124,6 +124,8 @@ watchQueue(
     refreshLive();
   },
   (mode) => {
+    if (liveState.dataset.mode === mode) return;
+    liveState.dataset.mode = mode;
     liveState.textContent = {
       connecting: t("live-connecting"),
       live: t("live-connected"),

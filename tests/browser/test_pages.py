@@ -14,6 +14,9 @@ from tests.factories import make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+# The page script has replaced every "Loading…" placeholder with what it fetched.
+LOADED = "() => ![...document.querySelectorAll('[id$=-loading]')].some((el) => !el.hidden)"
+
 ADMIN_PAGES = [
     ("/admin/settings/", "Settings", "admin-settings"),
     ("/admin/groups/", "Groups", "admin-groups"),
@@ -44,10 +47,12 @@ def test_an_administrator_sees_every_page_with_its_title(
         assert page.title() == f"{title} · aiplane"
         current = admin_nav.locator("a[aria-current=page]")
         assert current.get_attribute("href") == path
-        screenshot(page, shot)
+        page.wait_for_function(LOADED)
+        screenshot(page, f"{shot}-empty")
     page.goto("/playground/")
     assert page.locator("h1").inner_text() == "Playground"
-    screenshot(page, "playground")
+    page.wait_for_function(LOADED)
+    screenshot(page, "playground-empty")
 
 
 def test_a_person_who_is_no_administrator_gets_the_403_page(
@@ -114,3 +119,51 @@ def test_every_language_renders_without_raw_message_ids(
     page.goto("/tokens/")
     expect(page.locator(".token-card")).to_have_count(1)
     screenshot(page, f"tokens-{lang}", widths=((1280, 800),))
+
+
+UNLABELLED = """() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => el.type !== 'hidden' && !el.closest('dialog:not([open])'))
+    .filter((el) => !((el.labels && el.labels.length) || el.getAttribute('aria-label')
+        || el.getAttribute('aria-labelledby')
+        || (el.tagName === 'BUTTON' && el.textContent.trim())))
+    .map((el) => el.id || el.outerHTML.slice(0, 80))"""
+
+LABELLED_IN_DIALOGS = """() => [
+    ...document.querySelectorAll('dialog input, dialog select, dialog textarea')]
+    .filter((el) => !((el.labels && el.labels.length) || el.getAttribute('aria-label')))
+    .map((el) => el.id || el.outerHTML.slice(0, 80))"""
+
+
+def test_every_control_on_every_page_has_an_accessible_name(
+    page: Any, alice: Any, carol: Any, sign_in: Any
+) -> None:
+    from gateway import topology
+    from gateway.models import ActivityRecord
+    from tests.factories import make_group
+
+    make_group("research", priority="high", members=[alice])
+    make_token(alice, name="agent")
+    topology.backend_save(data={"name": "gpu-1", "base_url": "http://127.0.0.1:9/v1"})
+    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
+    ActivityRecord.objects.create(
+        at="2026-01-02T03:04:05Z",
+        username="alice",
+        model="m",
+        priority_class="high",
+        outcome="immediate",
+        status=200,
+    )
+    sign_in(page, "carol")
+    for path in ["/tokens/", "/playground/", *[p for p, _t, _s in ADMIN_PAGES]]:
+        page.goto(path)
+        page.wait_for_function(LOADED)
+        assert page.evaluate(UNLABELLED) == [], path
+        assert page.evaluate(LABELLED_IN_DIALOGS) == [], path
+    # The editors that open in place of the backend overview.
+    page.goto("/admin/backends/")
+    page.locator("[data-backend='gpu-1']").get_by_role("button", name="Edit").click()
+    page.get_by_label("Manual mapping", exact=True).check()
+    assert page.evaluate(UNLABELLED) == []
+    page.get_by_role("button", name="Cancel").click()
+    page.get_by_role("button", name="Add pool").click()
+    assert page.evaluate(UNLABELLED) == []

@@ -126,6 +126,7 @@ def test_rotate_revoke_and_delete(page: Any, alice: Any, sign_in: Any, screensho
     make_token(alice, name="old-laptop")
     kept = make_token(alice, name="build-server", priority="low")
     sign_in(page, "alice")
+    expect(page.locator(".token-card")).to_have_count(2)
     screenshot(page, "tokens")
 
     old_digest = kept.digest
