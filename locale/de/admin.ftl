@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = Bonus für Cache-Affinität
 setting-gateway-affinity-bonus-hint = Planer mit Punkten: Punkte für eine Anfrage, deren Backend mit passendem Cache den freien Platz hat (0 bis 99).
 setting-gateway-max-waiters = Höchstzahl wartender Anfragen
 setting-gateway-max-waiters-hint = Darüber hinaus werden neue Anfragen sofort mit 429 abgewiesen. 0 bedeutet unbegrenzt.
+setting-gateway-fair-share = Faire Verteilung innerhalb einer Klasse
+setting-gateway-fair-share-hint = Strikter Planer: Innerhalb einer Klasse kommen die Personen abwechselnd an die Reihe, damit die vielen Anfragen einer Person die der anderen nicht verdrängen.
 setting-activity-retention-days = Aktivitätseinträge aufbewahren (Tage)
 setting-activity-retention-days-hint = Ältere Einträge werden stündlich gelöscht.
 

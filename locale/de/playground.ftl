@@ -23,4 +23,5 @@ playground-done = Antwort vollständig.
 playground-stopped = Gestoppt.
 playground-stopped-before = Gestoppt, bevor die Antwort begann.
 playground-stopped-partial = Gestoppt; die Antwort ist unvollständig.
+playground-cut-short = Die Antwort wurde abgebrochen.
 playground-answered-by = Beantwortet von { $backend } nach { $wait } s in der Warteschlange ({ $seconds } s insgesamt).

@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = Cache affinity bonus
 setting-gateway-affinity-bonus-hint = Scored scheduler: points for a request whose cache-warm backend has the free slot (0 to 99).
 setting-gateway-max-waiters = Maximum waiting requests
 setting-gateway-max-waiters-hint = Beyond this many, new requests are refused with 429 at once. 0 means no limit.
+setting-gateway-fair-share = Fair sharing within a class
+setting-gateway-fair-share-hint = Strict scheduler: people take turns inside a class, so one person’s many requests cannot crowd out everyone else’s.
 setting-activity-retention-days = Keep activity records (days)
 setting-activity-retention-days-hint = Older records are deleted once an hour.
 

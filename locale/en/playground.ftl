@@ -23,4 +23,5 @@ playground-done = Answer complete.
 playground-stopped = Stopped.
 playground-stopped-before = Stopped before the answer began.
 playground-stopped-partial = Stopped; the answer is incomplete.
+playground-cut-short = The answer was cut short.
 playground-answered-by = Answered by { $backend } after { $wait } s in the queue ({ $seconds } s in total).

@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = Bonificación por afinidad de caché
 setting-gateway-affinity-bonus-hint = Planificador por puntos: puntos para una solicitud cuyo servidor con la caché preparada tiene el hueco libre (de 0 a 99).
 setting-gateway-max-waiters = Máximo de solicitudes en espera
 setting-gateway-max-waiters-hint = Por encima de esta cifra, las nuevas solicitudes se rechazan al instante con 429. 0 significa sin límite.
+setting-gateway-fair-share = Reparto equitativo dentro de una clase
+setting-gateway-fair-share-hint = Planificador estricto: dentro de una clase las personas se turnan, para que las muchas solicitudes de una no desplacen las de los demás.
 setting-activity-retention-days = Conservar la actividad (días)
 setting-activity-retention-days-hint = Los registros más antiguos se eliminan cada hora.
 

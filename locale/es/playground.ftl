@@ -23,4 +23,5 @@ playground-done = Respuesta completa.
 playground-stopped = Detenido.
 playground-stopped-before = Detenido antes de que empezara la respuesta.
 playground-stopped-partial = Detenido; la respuesta está incompleta.
+playground-cut-short = La respuesta se cortó.
 playground-answered-by = Respondido por { $backend } tras { $wait } s en la cola ({ $seconds } s en total).

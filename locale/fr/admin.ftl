@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = Bonus d’affinité de cache
 setting-gateway-affinity-bonus-hint = Ordonnanceur à points : points accordés à une requête dont le serveur au cache déjà chargé a la place libre (0 à 99).
 setting-gateway-max-waiters = Nombre maximal de requêtes en attente
 setting-gateway-max-waiters-hint = Au-delà, les nouvelles requêtes sont refusées aussitôt avec 429. 0 signifie sans limite.
+setting-gateway-fair-share = Partage équitable au sein d’une classe
+setting-gateway-fair-share-hint = Ordonnanceur strict : au sein d’une classe, les personnes passent à tour de rôle, pour que les nombreuses requêtes de l’une n’évincent pas celles des autres.
 setting-activity-retention-days = Conserver l’activité (jours)
 setting-activity-retention-days-hint = Les enregistrements plus anciens sont supprimés toutes les heures.
 

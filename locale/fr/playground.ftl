@@ -23,4 +23,5 @@ playground-done = Réponse terminée.
 playground-stopped = Arrêté.
 playground-stopped-before = Arrêté avant le début de la réponse.
 playground-stopped-partial = Arrêté ; la réponse est incomplète.
+playground-cut-short = La réponse a été interrompue.
 playground-answered-by = Réponse de { $backend } après { $wait } s en file ({ $seconds } s au total).

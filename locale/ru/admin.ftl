@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = Бонус за привязку к кешу
 setting-gateway-affinity-bonus-hint = Планировщик с баллами: баллы запросу, у чьего сервера с прогретым кешем есть свободное место (от 0 до 99).
 setting-gateway-max-waiters = Максимум ожидающих запросов
 setting-gateway-max-waiters-hint = Сверх этого числа новые запросы сразу отклоняются с кодом 429. 0 — без ограничения.
+setting-gateway-fair-share = Справедливое распределение внутри класса
+setting-gateway-fair-share-hint = Строгий планировщик: внутри класса пользователи обслуживаются по очереди, чтобы множество запросов одного не вытесняло запросы остальных.
 setting-activity-retention-days = Хранить активность (дни)
 setting-activity-retention-days-hint = Более старые записи удаляются каждый час.
 

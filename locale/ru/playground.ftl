@@ -23,4 +23,5 @@ playground-done = Ответ получен полностью.
 playground-stopped = Остановлено.
 playground-stopped-before = Остановлено до начала ответа.
 playground-stopped-partial = Остановлено; ответ неполный.
+playground-cut-short = Ответ оборвался.
 playground-answered-by = Ответил { $backend } после { $wait } с в очереди (всего { $seconds } с).

@@ -40,6 +40,8 @@ setting-gateway-affinity-bonus = 缓存亲和加分
 setting-gateway-affinity-bonus-hint = 计分调度器：若请求的缓存预热后端正好有空闲槽位，给它加的分数（0 到 99）。
 setting-gateway-max-waiters = 最大等待请求数
 setting-gateway-max-waiters-hint = 超过此数量后，新请求会立即以 429 被拒绝。0 表示不限制。
+setting-gateway-fair-share = 类别内公平分配
+setting-gateway-fair-share-hint = 严格调度器：同一类别内各用户轮流处理，避免某一用户的大量请求挤占其他人的请求。
 setting-activity-retention-days = 活动记录保留天数
 setting-activity-retention-days-hint = 更早的记录每小时删除一次。
 

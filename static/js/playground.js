@@ -148,9 +148,14 @@ async function send() {
       if (received) history = [...messages, { role: "assistant", content: received }];
       setState(t("playground-stopped"), "stopped");
     } else {
-      // Nothing was answered: take the turn back and leave the text for another try.
-      answer.item.remove();
-      if (!received) {
+      if (received) {
+        // Cut short mid-stream: keep what arrived, marked as incomplete.
+        answer.item.classList.add("stopped");
+        answer.note.textContent = t("playground-cut-short");
+        answer.note.hidden = false;
+      } else {
+        // Nothing was answered: take the turn back and leave the text for another try.
+        answer.item.remove();
         userTurn.item.remove();
         message.value = text;
       }

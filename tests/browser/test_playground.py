@@ -152,3 +152,31 @@ def test_a_capacity_timeout_is_shown_in_the_persons_language(
         expect(page.locator(".turn")).to_have_count(0)
     finally:
         blocker.close()
+
+
+def test_an_answer_cut_short_upstream_keeps_what_arrived_and_says_so(
+    page: Any, alice: Any, sign_in: Any
+) -> None:
+    from gateway import topology
+    from tests.browser.helpers import DiesMidStream
+
+    engine = DiesMidStream()
+    try:
+        topology.backend_save(
+            data={"name": "flaky", "base_url": engine.url + "/v1", "models": ["sim-small"]}
+        )
+        topology.pool_save(
+            data={"name": "chat", "kind": "chat", "backends": ["flaky"]}, known_groups=set()
+        )
+        sign_in(page, "alice")
+        page.goto("/playground/")
+        expect(page.get_by_label("Model")).to_have_value("sim-small")
+        page.get_by_label("Message").fill("hello")
+        page.get_by_role("button", name="Send").click()
+        alert = page.locator("#chat-alert")
+        expect(alert).to_have_text("The model server answered with an error.")
+        expect(alert).to_be_focused()
+        expect(page.locator(".turn.assistant .turn-text")).to_have_text("tok0 ")
+        expect(page.locator(".turn.assistant .turn-note")).to_have_text("The answer was cut short.")
+    finally:
+        engine.close()
