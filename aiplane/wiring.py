@@ -137,6 +137,7 @@ def _listen_for_settings() -> None:
 def build_application(django_app: ASGIApp) -> ASGIApp:
     from channels.auth import AuthMiddlewareStack
     from channels.routing import URLRouter
+    from channels.security.websocket import AllowedHostsOriginValidator
     from django.urls import path
 
     from gateway import metrics
@@ -150,7 +151,10 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
         caller_for_session=caller_for_session,
         recorder=recorder,
     )
-    websockets = AuthMiddlewareStack(URLRouter([path("ws/queue", QueueConsumer.as_asgi())]))
+    # Only pages served from our own host may open a websocket with the visitor's session.
+    websockets = AllowedHostsOriginValidator(
+        AuthMiddlewareStack(URLRouter([path("ws/queue", QueueConsumer.as_asgi())]))
+    )
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]

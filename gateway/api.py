@@ -176,8 +176,8 @@ class AdminActivityApi(APIView):
         responses=OpenApiTypes.OBJECT,
         summary="Activity records, newest first",
         description=(
-            "Filters: user (username), token (id), model, class (low|medium|high), outcome, "
-            "since and until (ISO 8601). Pages: page (from 1) and page_size (at most 500)."
+            "Filters: user (username), token (id or name), model, class (low|medium|high), "
+            "outcome, since and until (ISO 8601). Pages: page (from 1) and page_size (<= 500)."
         ),
     )
     def get(self, request: Request) -> Response:
@@ -190,9 +190,11 @@ class AdminActivityApi(APIView):
         if q.get("user"):
             records = records.filter(username=q["user"])
         if q.get("token"):
-            if not q["token"].isdigit():
-                raise ApiError(400, "invalid_filter", "token must be a token id.", "token")
-            records = records.filter(token_id=int(q["token"]))
+            # A token id, or a token's name.
+            if q["token"].isdigit():
+                records = records.filter(token_id=int(q["token"]))
+            else:
+                records = records.filter(token_name=q["token"])
         if q.get("model"):
             records = records.filter(model=q["model"])
         if q.get("class"):

@@ -20,6 +20,7 @@ import aiohttp
 
 from gateway import activity
 from gateway.admission import (
+    CLASS_NAMES,
     MEDIUM,
     Acquired,
     QueueCancelled,
@@ -55,6 +56,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
 RETRYABLE_STATUS = frozenset({502, 503, 504})
+CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
 PASSED_RESPONSE_HEADERS = frozenset({"content-type", "content-encoding", "cache-control"})
 
@@ -328,6 +330,7 @@ class GatewayApp:
             ]
             out_headers.append((b"x-aiplane-backend", up.name.encode()))
             out_headers.append((b"x-aiplane-queue-ms", f"{record.queue_ms:.1f}".encode()))
+            out_headers.append((b"x-aiplane-class", CLASS_BYTES[acquired.waiter.cls]))
             record.status = resp.status
             length = resp.content_length
             if length is not None and length <= 1 << 20:

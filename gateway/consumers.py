@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from gateway.live import queue_state
+from gateway.runtime import runtimes
 
-PUSH_INTERVAL = 1.0
+PUSH_INTERVAL = 1.0  # in-flight counts change without queue events: look this often anyway
+THROTTLE = 0.2
 
 
 def _is_admin(user: object) -> bool:
@@ -23,7 +26,7 @@ def _is_admin(user: object) -> bool:
 
 
 class QueueConsumer(AsyncWebsocketConsumer):
-    """Sends the queue state at once, then whenever it changes (checked every second)."""
+    """Sends the queue state at once, then on every change (at most every THROTTLE seconds)."""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -32,11 +35,16 @@ class QueueConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         await self.accept()
+        self._changed = asyncio.Event()
+        for rt in runtimes():
+            rt.watchers.add(self._changed)
         self._task = asyncio.ensure_future(self._push())
 
     async def disconnect(self, code: int) -> None:
         task = getattr(self, "_task", None)
         if task is not None:
+            for rt in runtimes():
+                rt.watchers.discard(self._changed)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -44,8 +52,18 @@ class QueueConsumer(AsyncWebsocketConsumer):
     async def _push(self) -> None:
         last = None
         while True:
-            state = json.dumps(queue_state())
-            if state != last:
-                await self.send(text_data=state)
-                last = state
-            await asyncio.sleep(PUSH_INTERVAL)
+            state = queue_state()
+            # Ages tick every second; only a real change (or the periodic in-flight check) sends.
+            signature = json.dumps(_without_ages(state), sort_keys=True)
+            if signature != last:
+                await self.send(text_data=json.dumps(state))
+                last = signature
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), timeout=PUSH_INTERVAL)
+            self._changed.clear()
+            await asyncio.sleep(THROTTLE)
+
+
+def _without_ages(state: dict[str, Any]) -> dict[str, Any]:
+    waiters = [{k: v for k, v in w.items() if k != "age_secs"} for w in state["waiters"]]
+    return {**state, "waiters": waiters}

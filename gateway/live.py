@@ -52,8 +52,24 @@ def queue_state() -> dict[str, Any]:
                     "token": getattr(tag, "token_name", None),
                 }
             )
+    recent = []
+    for rt in runtimes():
+        for at, w, backend in list(rt.metrics.recent):
+            tag = w.tag
+            recent.append(
+                {
+                    "at": at,
+                    "class": CLASS_NAMES[w.cls],
+                    "model": getattr(tag, "model", ""),
+                    "user": getattr(tag, "username", ""),
+                    "backend": backend,
+                    "waited_secs": round(w.waited, 3),
+                }
+            )
+    recent.sort(key=lambda d: d["at"], reverse=True)
     return {
         "priority_enabled": priority_enabled,
+        "recent": recent[:20],
         "backends": sorted(backends.values(), key=lambda b: b["name"]),
         "depth": depth,
         "waiters": waiters,

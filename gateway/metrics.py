@@ -7,8 +7,10 @@ costs the hot path a few list increments rather than locked client-library objec
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 
 from prometheus_client.core import (
     REGISTRY,
@@ -21,6 +23,7 @@ from prometheus_client.registry import Collector
 
 from gateway.admission import BAND_NAMES, CLASS_NAMES, Waiter
 
+RECENT = 20
 OUTCOMES = ("immediate", "waited", "expired", "cancelled", "rejected")
 # Zero gets its own bucket so "admitted without waiting" is visible in the histogram.
 WAIT_BUCKETS = (0.0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
@@ -29,9 +32,16 @@ WAIT_BUCKETS = (0.0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
 class QueueMetrics:
     """Counters of one runtime's queue, indexed by class; the AdmissionQueue's observer."""
 
-    __slots__ = ("admissions", "dispatches", "reorders", "wait_buckets", "wait_count", "wait_sum")
+    __slots__ = (
+        "admissions", "dispatches", "on_change", "recent", "reorders", "wait_buckets",
+        "wait_count", "wait_sum",
+    )  # fmt: skip
 
     def __init__(self) -> None:
+        # Called on every change the live queue view cares about (set by the runtime).
+        self.on_change: Callable[[], None] | None = None
+        # The last dispatches, for the live queue view: (unix time, waiter, backend).
+        self.recent: deque[tuple[float, Waiter, str]] = deque(maxlen=RECENT)
         self.admissions = [dict.fromkeys(OUTCOMES, 0) for _ in CLASS_NAMES]
         self.dispatches = [0, 0, 0]
         self.reorders = [0, 0, 0]
@@ -49,13 +59,20 @@ class QueueMetrics:
         self.wait_buckets[cls][bisect_left(WAIT_BUCKETS, waited)] += 1
         self.wait_sum[cls] += waited
         self.wait_count[cls] += 1
+        acquired = waiter.acquired
+        self.recent.append((time.time(), waiter, acquired.backend if acquired else ""))
+        if self.on_change is not None:
+            self.on_change()
 
     def left(self, waiter: Waiter, outcome: str) -> None:
         if outcome in ("expired", "cancelled", "rejected"):
             self.admissions[waiter.cls][outcome] += 1
+        if self.on_change is not None:
+            self.on_change()
 
     def changed(self) -> None:
-        pass
+        if self.on_change is not None:
+            self.on_change()
 
 
 class GatewayCollector(Collector):

@@ -87,7 +87,10 @@ class Runtime:
         self.jobs = list(jobs or [])
         self.slots: dict[str, Slot] = {}
         self.metrics = QueueMetrics()
+        self.metrics.on_change = self._wake_watchers
         self.queue = AdmissionQueue(observer=self.metrics)
+        # Live views waiting for the queue to change (the admin websocket).
+        self.watchers: set[asyncio.Event] = set()
         self.snapshot = Snapshot(Topology([], []), self.slots)
         self.settings = GatewaySettings()
         self.health = HealthTracker()
@@ -197,6 +200,10 @@ class Runtime:
 
     def apply_settings_threadsafe(self, values: dict[str, Any], wait: float = 5.0) -> None:
         self._call_threadsafe(lambda: self.apply_settings(values), wait)
+
+    def _wake_watchers(self) -> None:
+        for event in self.watchers:
+            event.set()
 
     def set_health(self, name: str, healthy: bool) -> None:
         slot = self.slots.get(name)

@@ -96,6 +96,7 @@ def test_an_administrator_gets_the_state_at_once_and_an_update_when_a_waiter_com
             ],
             "depth": EMPTY,
             "waiters": [],
+            "recent": [],
         }
         with ThreadPoolExecutor(max_workers=2) as pool:
             configure(engine, slots=0)
@@ -121,6 +122,14 @@ def test_an_administrator_gets_the_state_at_once_and_an_update_when_a_waiter_com
         left = state_where(ws, lambda s: s["depth"]["medium"] == 0, "the waiter leaving")
         assert left["waiters"] == []
         assert left["depth"] == EMPTY
+        # Recent dispatches, newest first: the waiter, then the blocker that went at once.
+        recent = left
+        assert [(d["user"], d["model"], d["backend"], d["class"]) for d in recent["recent"]] == [
+            ("alice", "sim-small", "solo", "medium"),
+            ("alice", "sim-small", "solo", "medium"),
+        ]
+        assert recent["recent"][0]["waited_secs"] > 0
+        assert recent["recent"][1]["waited_secs"] == 0
 
 
 def test_the_admin_queue_api_shows_the_same_picture_as_the_websocket(
