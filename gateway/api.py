@@ -87,6 +87,7 @@ class AdminBackendDetectApi(APIView):
                 break
         else:
             async_to_sync(_detect_once)(name)
+        topology.apply_topology()  # every running gateway in this process takes the findings
         backend.refresh_from_db()
         return Response(topology.backend_out(backend, _live_state()))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 
+from yarl import URL
+
 from gateway.admission import Route, Slot, Target
 from gateway.errors import Forbidden, ModelNotFound
 from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
@@ -66,14 +68,21 @@ class Upstream:
     models: tuple[str, ...]
     headers: dict[str, str]
     root: str
+    urls: dict[str, URL] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.spec.name
 
-    def url(self, path: str) -> str:
-        """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1."""
-        return self.spec.base_url + path[3:]
+    def url(self, path: str) -> URL:
+        """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1.
+
+        Parsed once per snapshot and path rather than on every request.
+        """
+        url = self.urls.get(path)
+        if url is None:
+            url = self.urls[path] = URL(self.spec.base_url + path[3:])
+        return url
 
 
 def _root_of(base_url: str) -> str:

@@ -3,9 +3,12 @@
 activity-title = Aktivität
 activity-intro = Die letzten Anfragen mit ihrer Priorität, Wartezeit und ihrem Ergebnis.
 activity-empty = Noch keine Anfragen aufgezeichnet.
+activity-no-match = Keine Einträge entsprechen diesen Filtern.
 activity-filters = Filter
 activity-caption = Aktivitätseinträge, neueste zuerst
 activity-user = Benutzer
+activity-filter-token = Token
+activity-filter-token-placeholder = Name oder ID
 activity-model = Modell
 activity-class = Klasse
 activity-outcome = Ergebnis

@@ -24,4 +24,5 @@ playground-stopped = Gestoppt.
 playground-stopped-before = Gestoppt, bevor die Antwort begann.
 playground-stopped-partial = Gestoppt; die Antwort ist unvollständig.
 playground-cut-short = Die Antwort wurde abgebrochen.
+playground-ran-at = Diese Antwort lief mit der Priorität { $priority }.
 playground-answered-by = Beantwortet von { $backend } nach { $wait } s in der Warteschlange ({ $seconds } s insgesamt).

@@ -17,6 +17,13 @@ queue-backends-empty = Kein Backend ist in Betrieb.
 queue-backend = Backend
 queue-health = Zustand
 
+queue-recent = Letzte Zuteilungen
+queue-recent-intro = Die letzten 20 Anfragen, die einen Platz bei einem Backend erhalten haben, die neueste zuerst.
+queue-recent-empty = Seit dem Start des Gateways wurde noch keine Anfrage zugeteilt.
+queue-recent-time = Zeit
+queue-recent-waited = Wartezeit
+queue-recent-ago = vor { $duration }
+
 live-connecting = Verbindung wird aufgebaut …
 live-connected = Live
 live-polling = Aktualisierung alle 2 Sekunden

@@ -3,9 +3,12 @@
 activity-title = Activity
 activity-intro = Recent requests with their priority, queue wait and outcome.
 activity-empty = No requests recorded yet.
+activity-no-match = No records match these filters.
 activity-filters = Filters
 activity-caption = Activity records, newest first
 activity-user = User
+activity-filter-token = Token
+activity-filter-token-placeholder = Name or ID
 activity-model = Model
 activity-class = Class
 activity-outcome = Outcome

@@ -24,4 +24,5 @@ playground-stopped = Stopped.
 playground-stopped-before = Stopped before the answer began.
 playground-stopped-partial = Stopped; the answer is incomplete.
 playground-cut-short = The answer was cut short.
+playground-ran-at = This answer ran at priority { $priority }.
 playground-answered-by = Answered by { $backend } after { $wait } s in the queue ({ $seconds } s in total).

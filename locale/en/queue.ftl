@@ -17,6 +17,13 @@ queue-backends-empty = No backend is serving.
 queue-backend = Backend
 queue-health = Health
 
+queue-recent = Recent dispatches
+queue-recent-intro = The last 20 requests given a backend slot, newest first.
+queue-recent-empty = No request has been dispatched since the gateway started.
+queue-recent-time = Time
+queue-recent-waited = Queue wait
+queue-recent-ago = { $duration } ago
+
 live-connecting = Connecting…
 live-connected = Live
 live-polling = Updating every 2 seconds

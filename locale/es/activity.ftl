@@ -3,9 +3,12 @@
 activity-title = Actividad
 activity-intro = Solicitudes recientes con su prioridad, su tiempo de espera y su resultado.
 activity-empty = Todavía no se ha registrado ninguna solicitud.
+activity-no-match = Ningún registro coincide con estos filtros.
 activity-filters = Filtros
 activity-caption = Registros de actividad, los más recientes primero
 activity-user = Usuario
+activity-filter-token = Token
+activity-filter-token-placeholder = Nombre o ID
 activity-model = Modelo
 activity-class = Clase
 activity-outcome = Resultado

@@ -24,4 +24,5 @@ playground-stopped = Detenido.
 playground-stopped-before = Detenido antes de que empezara la respuesta.
 playground-stopped-partial = Detenido; la respuesta está incompleta.
 playground-cut-short = La respuesta se cortó.
+playground-ran-at = Esta respuesta se ejecutó con prioridad { $priority }.
 playground-answered-by = Respondido por { $backend } tras { $wait } s en la cola ({ $seconds } s en total).

@@ -17,6 +17,13 @@ queue-backends-empty = Ningún servidor está en servicio.
 queue-backend = Servidor
 queue-health = Estado
 
+queue-recent = Últimas asignaciones
+queue-recent-intro = Las últimas 20 solicitudes que obtuvieron un hueco en un servidor, primero la más reciente.
+queue-recent-empty = No se ha asignado ninguna solicitud desde que se inició la pasarela.
+queue-recent-time = Hora
+queue-recent-waited = Espera en cola
+queue-recent-ago = hace { $duration }
+
 live-connecting = Conectando…
 live-connected = En directo
 live-polling = Actualización cada 2 segundos

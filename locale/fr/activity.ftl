@@ -3,9 +3,12 @@
 activity-title = Activité
 activity-intro = Les requêtes récentes avec leur priorité, leur temps d’attente et leur résultat.
 activity-empty = Aucune requête enregistrée pour l’instant.
+activity-no-match = Aucun enregistrement ne correspond à ces filtres.
 activity-filters = Filtres
 activity-caption = Enregistrements d’activité, les plus récents d’abord
 activity-user = Utilisateur
+activity-filter-token = Jeton
+activity-filter-token-placeholder = Nom ou identifiant
 activity-model = Modèle
 activity-class = Classe
 activity-outcome = Résultat

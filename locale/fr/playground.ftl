@@ -24,4 +24,5 @@ playground-stopped = Arrêté.
 playground-stopped-before = Arrêté avant le début de la réponse.
 playground-stopped-partial = Arrêté ; la réponse est incomplète.
 playground-cut-short = La réponse a été interrompue.
+playground-ran-at = Cette réponse s’est exécutée avec la priorité { $priority }.
 playground-answered-by = Réponse de { $backend } après { $wait } s en file ({ $seconds } s au total).

@@ -17,6 +17,13 @@ queue-backends-empty = Aucun serveur n’est en service.
 queue-backend = Serveur
 queue-health = État
 
+queue-recent = Dernières attributions
+queue-recent-intro = Les 20 dernières requêtes qui ont obtenu une place sur un serveur, la plus récente en premier.
+queue-recent-empty = Aucune requête n’a été attribuée depuis le démarrage de la passerelle.
+queue-recent-time = Heure
+queue-recent-waited = Attente en file
+queue-recent-ago = il y a { $duration }
+
 live-connecting = Connexion…
 live-connected = En direct
 live-polling = Mise à jour toutes les 2 secondes

@@ -3,9 +3,12 @@
 activity-title = Активность
 activity-intro = Последние запросы с приоритетом, временем ожидания в очереди и результатом.
 activity-empty = Запросов пока не зафиксировано.
+activity-no-match = Нет записей, соответствующих этим фильтрам.
 activity-filters = Фильтры
 activity-caption = Записи активности, сначала новые
 activity-user = Пользователь
+activity-filter-token = Токен
+activity-filter-token-placeholder = Имя или ID
 activity-model = Модель
 activity-class = Класс
 activity-outcome = Результат

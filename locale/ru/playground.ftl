@@ -24,4 +24,5 @@ playground-stopped = Остановлено.
 playground-stopped-before = Остановлено до начала ответа.
 playground-stopped-partial = Остановлено; ответ неполный.
 playground-cut-short = Ответ оборвался.
+playground-ran-at = Этот ответ выполнялся с приоритетом «{ $priority }».
 playground-answered-by = Ответил { $backend } после { $wait } с в очереди (всего { $seconds } с).

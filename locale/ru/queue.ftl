@@ -17,6 +17,13 @@ queue-backends-empty = Ни один сервер не работает.
 queue-backend = Сервер
 queue-health = Состояние
 
+queue-recent = Последние назначения
+queue-recent-intro = Последние 20 запросов, получивших место на сервере; сначала самые новые.
+queue-recent-empty = С момента запуска шлюза ни один запрос ещё не был назначен.
+queue-recent-time = Время
+queue-recent-waited = Ожидание в очереди
+queue-recent-ago = { $duration } назад
+
 live-connecting = Подключение…
 live-connected = В реальном времени
 live-polling = Обновление каждые 2 секунды

@@ -3,9 +3,12 @@
 activity-title = 活动
 activity-intro = 最近的请求及其优先级、排队时间和结果。
 activity-empty = 尚未记录任何请求。
+activity-no-match = 没有符合这些筛选条件的记录。
 activity-filters = 筛选条件
 activity-caption = 活动记录，最新的在前
 activity-user = 用户
+activity-filter-token = 令牌
+activity-filter-token-placeholder = 名称或 ID
 activity-model = 模型
 activity-class = 类别
 activity-outcome = 结果

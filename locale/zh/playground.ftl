@@ -24,4 +24,5 @@ playground-stopped = 已停止。
 playground-stopped-before = 在回答开始前已停止。
 playground-stopped-partial = 已停止；回答不完整。
 playground-cut-short = 回答被中断。
+playground-ran-at = 此回答以“{ $priority }”优先级运行。
 playground-answered-by = 由 { $backend } 回答，排队 { $wait } 秒（共 { $seconds } 秒）。

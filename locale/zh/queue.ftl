@@ -17,6 +17,13 @@ queue-backends-empty = 没有正在服务的后端。
 queue-backend = 后端
 queue-health = 状态
 
+queue-recent = 最近的调度
+queue-recent-intro = 最近 20 个获得后端槽位的请求，最新的排在最前。
+queue-recent-empty = 网关启动以来还没有调度过任何请求。
+queue-recent-time = 时间
+queue-recent-waited = 排队时间
+queue-recent-ago = { $duration }前
+
 live-connecting = 正在连接…
 live-connected = 实时
 live-polling = 每 2 秒更新一次

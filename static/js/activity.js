@@ -1,5 +1,6 @@
 // Administration → Activity: the per-request activity records, newest first, filtered by user,
-// model, class, outcome and time, a page at a time. The filters live in the address too.
+// token (its name or id), model, class, outcome and time, a page at a time. The filters live in
+// the address too.
 import { api } from "./api.js";
 import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
@@ -7,7 +8,7 @@ import { $, badge, cell, formatInstant, formatMs, priorityName, tOr } from "./wi
 
 const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
-const FILTERS = ["user", "model", "class", "outcome", "since", "until"];
+const FILTERS = ["user", "token", "model", "class", "outcome", "since", "until"];
 
 const form = $("activity-filters");
 const pageAlert = $("page-alert");
@@ -85,6 +86,7 @@ async function load() {
     const answer = await api("GET", `/api/v0/admin/activity?${params}`);
     $("activity-loading").hidden = true;
     $("activity-body").replaceChildren(...answer.results.map(renderRow));
+    $("activity-empty").textContent = query().size > 0 ? t("activity-no-match") : t("activity-empty");
     $("activity-empty").hidden = answer.count > 0;
     $("activity-wrap").hidden = answer.count === 0;
     $("activity-pager").hidden = answer.count === 0;

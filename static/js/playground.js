@@ -4,7 +4,7 @@
 import { api, errorMessage } from "./api.js";
 import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
-import { $, formatNumber, priorityName } from "./widgets.js";
+import { $, LEVELS, formatNumber, priorityName } from "./widgets.js";
 
 // The session cookie authenticates /v1 when this header is present (the gateway's CSRF guard:
 // a custom header cannot be sent cross-site without a preflight, which /v1 never grants).
@@ -36,19 +36,30 @@ function setBusy(busy) {
 }
 
 function addTurn(role, text) {
+  const ranAt = h("p", { class: "turn-class", hidden: true });
   const body = h("div", { class: "turn-text" }, text);
   const note = h("p", { class: "turn-note", hidden: true });
   const item = h(
     "li",
     { class: `turn ${role}` },
     h("span", { class: "turn-role" }, role === "user" ? t("playground-you") : t("playground-assistant")),
+    ranAt,
     body,
     note,
   );
   transcript.append(item);
   $("transcript-empty").hidden = true;
   item.scrollIntoView({ block: "nearest" });
-  return { item, body, note };
+  return { item, ranAt, body, note };
+}
+
+// The class the gateway actually ran the request at (x-aiplane-class), shown once the reply starts.
+function showRanAt(answer, response) {
+  const cls = response.headers.get("x-aiplane-class");
+  if (!LEVELS.includes(cls)) return;
+  answer.ranAt.textContent = t("playground-ran-at", { priority: priorityName(cls) });
+  answer.ranAt.dataset.class = cls;
+  answer.ranAt.hidden = false;
 }
 
 async function errorFrom(response) {
@@ -127,6 +138,7 @@ async function send() {
     if (!response.ok) throw new Error(await errorFrom(response));
     setState(t("playground-streaming"), "streaming");
     answer.item.classList.remove("pending");
+    showRanAt(answer, response);
     await readStream(response, (piece) => {
       received += piece;
       answer.body.textContent = received;

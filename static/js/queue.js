@@ -1,10 +1,11 @@
 // Administration → Queue: the live admission queue over /ws/queue (polling every 2 s when the
-// websocket fails): depth per class, every waiter with its age (ticking), and per backend the
-// requests in flight against its capacity and its health.
-import { t } from "./i18n.js";
+// websocket fails): depth per class, every waiter with its age (ticking), per backend the
+// requests in flight against its capacity and its health, and the last dispatches, newest first.
+// The server sends a picture only when something changes: ages tick here, between pictures.
+import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { watchQueue } from "./live.js";
-import { $, badge, cell, formatSeconds, priorityName } from "./widgets.js";
+import { $, badge, cell, formatInstant, formatMs, formatSeconds, priorityName } from "./widgets.js";
 
 const CLASSES = ["high", "medium", "low"];
 const pageAlert = $("page-alert");
@@ -17,11 +18,19 @@ function ageCell(waiter) {
   return cell(t("queue-age"), h("span", { class: "age", dataset: { age: String(waiter.age_secs) } }, formatSeconds(waiter.age_secs)));
 }
 
+// How long ago a dispatch happened ("at" is the server's unix time), never below zero.
+function agoText(at) {
+  return t("queue-recent-ago", { duration: formatSeconds(Date.now() / 1000 - at) });
+}
+
 // Ages tick between pictures: the age the server sent plus the time since it arrived.
 function tick() {
   const since = (performance.now() - receivedAt) / 1000;
   for (const span of document.querySelectorAll("#waiters-body .age")) {
     span.textContent = formatSeconds(Number(span.dataset.age) + since);
+  }
+  for (const span of document.querySelectorAll("#recent-body .ago")) {
+    span.textContent = agoText(Number(span.dataset.at));
   }
 }
 setInterval(tick, 1000);
@@ -72,6 +81,46 @@ function renderBackends(backends) {
   $("queue-backends-wrap").hidden = backends.length === 0;
 }
 
+const clockTime = new Intl.DateTimeFormat(lang, { timeStyle: "medium" });
+
+// The clock time of a dispatch today, the date too when it was earlier; the full moment on hover.
+function dispatchTime(at) {
+  const date = new Date(at * 1000);
+  const today = date.toDateString() === new Date().toDateString();
+  return h(
+    "time",
+    { datetime: date.toISOString(), title: formatInstant(date) },
+    today ? clockTime.format(date) : formatInstant(date),
+  );
+}
+
+function renderRecent(recent) {
+  $("recent-body").replaceChildren(
+    ...recent.map((dispatch) =>
+      h(
+        "tr",
+        { dataset: { at: String(dispatch.at) } },
+        cell(
+          t("queue-recent-time"),
+          h(
+            "span",
+            {},
+            h("span", { class: "row-title" }, dispatchTime(dispatch.at)),
+            h("span", { class: "row-sub ago", dataset: { at: String(dispatch.at) } }, agoText(dispatch.at)),
+          ),
+        ),
+        cell(t("queue-class"), badge(`class-${dispatch.class}`, priorityName(dispatch.class))),
+        cell(t("queue-model"), dispatch.model ? h("code", {}, dispatch.model) : t("value-none")),
+        cell(t("queue-user"), dispatch.user || t("value-none")),
+        cell(t("queue-backend"), dispatch.backend || t("value-none")),
+        cell(t("queue-recent-waited"), h("span", { class: "num" }, formatMs(dispatch.waited_secs * 1000))),
+      ),
+    ),
+  );
+  $("recent-empty").hidden = recent.length > 0;
+  $("recent-wrap").hidden = recent.length === 0;
+}
+
 function render(state) {
   receivedAt = performance.now();
   clearMessage(pageAlert);
@@ -80,6 +129,7 @@ function render(state) {
   waiters = state.waiters || [];
   renderWaiters();
   renderBackends(state.backends || []);
+  renderRecent(state.recent || []);
 }
 
 const MODE_TEXT = {

@@ -77,7 +77,7 @@ def _stop_runtime(app: Any) -> None:
         asyncio.run_coroutine_threadsafe(runtime.stop(), loop).result(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # its gateway runtime must not outlive the browser tests
 def aiplane_server(django_db_setup: None) -> Iterator[LiveServer]:
     import uvicorn
 
@@ -209,7 +209,8 @@ def _gateway_state_is_reset(request: pytest.FixtureRequest) -> Iterator[None]:
     """The server outlives each test's database: hand its runtime the defaults again afterwards.
 
     Flushing the tables sends no signal, so backends, pools and settings a test applied would
-    otherwise stay live in the session's gateway for the tests after it.
+    otherwise stay live in the session's gateway for the tests after it; nor would the live
+    queue's list of recent dispatches forget them.
     """
     yield
     if "aiplane_server" not in request.fixturenames:
@@ -222,6 +223,10 @@ def _gateway_state_is_reset(request: pytest.FixtureRequest) -> Iterator[None]:
     Backend.objects.all().delete()
     topology.apply_topology()
     settings_update(values={spec.key: spec.default for spec in CATALOG})
+    # The live queue's last dispatches belong to the test that made them.
+    runtime = getattr(request.getfixturevalue("aiplane_server").app, "runtime", None)
+    if runtime is not None:
+        runtime.metrics.recent.clear()
 
 
 @pytest.fixture

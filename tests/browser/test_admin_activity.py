@@ -1,4 +1,5 @@
-"""Administration → Activity: the activity records, filtered and a page at a time."""
+"""Administration → Activity: the activity records, filtered (by user, token, model, class, outcome
+and time) and a page at a time."""
 
 from __future__ import annotations
 
@@ -106,3 +107,51 @@ def test_no_records_yet(page: Any, carol: Any, sign_in: Any) -> None:
     page.goto("/admin/activity/")
     expect(page.locator("#activity-empty")).to_have_text("No requests recorded yet.")
     expect(page.locator("#activity-pager")).to_be_hidden()
+
+
+def test_the_activity_page_filters_by_token_name(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any
+) -> None:
+    record(1, username="bob", token_name="ci-runner", token_id=41, priority_class="low")
+    record(2, username="bob", token_name="ci-runner", token_id=41, priority_class="low")
+    record(3, username="bob", token_name="", token_id=None)  # the playground: no token
+    record(4, token_name="agent", token_id=7)
+    record(5, token_name="agent", token_id=7)
+    record(6, token_name="agent", token_id=7)
+
+    sign_in(page, "carol")
+    page.goto("/admin/activity/")
+    rows = page.locator("#activity-body tr")
+    expect(rows).to_have_count(6)
+
+    page.get_by_label("Token").fill("ci-runner")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(rows).to_have_count(2)
+    expect(page.locator("#page-info")).to_have_text("Page 1 of 1 · 2 records")
+    for row in rows.all():
+        expect(row).to_contain_text("Token ci-runner")
+    assert "token=ci-runner" in page.url
+    screenshot(page, "admin-activity-token")
+
+    # Kept in the address: a reload, or a link, filters the same way.
+    page.reload()
+    expect(page.get_by_label("Token")).to_have_value("ci-runner")
+    expect(rows).to_have_count(2)
+    page.goto("/admin/activity/?token=agent&user=alice")
+    expect(page.get_by_label("Token")).to_have_value("agent")
+    expect(rows).to_have_count(3)
+    # A token id works too.
+    page.get_by_label("Token").fill("41")
+    page.get_by_label("User").fill("")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text("Token ci-runner")
+
+    # A name nobody has: nothing matches.
+    page.get_by_label("Token").fill("no-such-token")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(page.locator("#activity-empty")).to_have_text("No records match these filters.")
+
+    page.get_by_role("button", name="Reset").click()
+    expect(page.get_by_label("Token")).to_have_value("")
+    expect(rows).to_have_count(6)

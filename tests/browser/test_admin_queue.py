@@ -1,15 +1,18 @@
 """Administration → Queue: the live queue over the websocket (or polling), with each waiter's
-class and ticking age, the depth per class, and each backend's in-flight count and health."""
+class and ticking age, the depth per class, each backend's in-flight count and health, and the
+last dispatches, newest first."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from aiplane.catalog import settings_update
 from tests.browser.helpers import StreamingCall, wait_until
-from tests.factories import make_token_with_secret
+from tests.factories import make_group, make_token_with_secret
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -101,3 +104,59 @@ def test_without_a_websocket_the_page_polls_every_two_seconds(
         if queued is not None:
             queued.close()
         context.close()
+
+
+def test_the_queue_page_lists_a_recent_dispatch_after_a_request_completes(
+    page: Any,
+    aiplane_server: Any,
+    make_sim_backend: Any,
+    alice: Any,
+    bob: Any,
+    carol: Any,
+    sign_in: Any,
+    screenshot: Any,
+) -> None:
+    import httpx
+
+    make_sim_backend(max_inflight=2, tokens=5)
+    settings_update(values={"gateway.priority_enabled": True})
+    make_group("research", priority="high", members=[alice])
+    _, bob_key = make_token_with_secret(bob, name="bob-batch")
+    _, alice_key = make_token_with_secret(alice, name="alice-agent")
+    sign_in(page, "carol")
+    page.goto("/admin/queue/")
+    expect(page.locator("#live-state")).to_have_text("Live")
+    expect(page.locator("#recent-empty")).to_have_text(
+        "No request has been dispatched since the gateway started."
+    )
+
+    def complete(key: str, text: str) -> None:
+        body = {"model": "sim-small", "messages": [{"role": "user", "content": text}]}
+        response = httpx.post(
+            aiplane_server.url + "/v1/chat/completions",
+            json=body,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+
+    complete(bob_key, "first")
+    rows = page.locator("#recent-body tr")
+    expect(rows).to_have_count(1)  # pushed over the websocket: nothing polls in live mode
+    expect(page.locator("#recent-empty")).to_be_hidden()
+    complete(alice_key, "second")
+    expect(rows).to_have_count(2)
+
+    # Newest first: alice's request at her group's class, then bob's at the default one.
+    newest, older = rows.nth(0), rows.nth(1)
+    for text in ("High", "sim-small", "alice", "sim-1", "ms"):
+        expect(newest).to_contain_text(text)
+    for text in ("Medium", "bob", "sim-1"):
+        expect(older).to_contain_text(text)
+    expect(newest.locator("time")).to_have_attribute("datetime", re.compile(r"^\d{4}-\d\d-\d\dT"))
+    # How long ago ticks in the page; the server sends nothing while nothing changes.
+    ago = newest.locator(".ago")
+    expect(ago).to_have_text(re.compile(r"^\d+ s ago$"))
+    first = ago.inner_text()
+    expect(ago).not_to_have_text(first, timeout=3000)
+    screenshot(page, "admin-queue-recent")

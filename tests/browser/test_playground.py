@@ -47,6 +47,10 @@ def test_the_playground_streams_a_reply_from_the_simulated_engine(
     # Token by token: the answer grew in many steps, not in one piece at the end.
     assert page.evaluate("window.__updates") >= 20
     expect(page.locator(".turn.assistant .turn-note")).to_contain_text("Answered by sim-1")
+    # With prioritization off every request shares the one class, medium.
+    expect(page.locator(".turn.assistant .turn-class")).to_have_text(
+        "This answer ran at priority Medium."
+    )
     expect(page.locator(".turn.user")).to_contain_text("Tell me a story")
     expect(page.get_by_role("button", name="Stop")).to_be_disabled()
     screenshot(page, "playground")
@@ -54,6 +58,29 @@ def test_the_playground_streams_a_reply_from_the_simulated_engine(
     [record] = [r for r in sim.records() if r["path"] == "/v1/chat/completions"]
     assert record["body"]["stream"] is True
     assert record["body"]["messages"] == [{"role": "user", "content": "Tell me a story"}]
+
+
+def test_the_playground_shows_the_class_the_answer_ran_at(
+    page: Any, alice: Any, sign_in: Any, screenshot: Any, make_sim_backend: Any
+) -> None:
+    make_sim_backend(max_inflight=4, tokens=60, token_delay=0.03)
+    make_group("research", priority="high", members=[alice])
+    settings_update(values={"gateway.priority_enabled": True})
+    sign_in(page, "alice")
+    page.goto("/playground/")
+    expect(page.get_by_label("Model")).to_have_value("sim-small")
+    page.get_by_label("Message").fill("Which class?")
+    page.get_by_role("button", name="Send").click()
+
+    ran_at = page.locator(".turn.assistant .turn-class")
+    # Shown as soon as the reply starts, from the x-aiplane-class header of the response.
+    expect(page.locator("#chat-state")).to_have_text("Answering…")
+    expect(ran_at).to_have_text("This answer ran at priority High.")
+    expect(page.locator("#chat-state")).to_have_text("Answer complete.", timeout=15_000)
+    expect(ran_at).to_have_text("This answer ran at priority High.")
+    expect(ran_at).to_have_attribute("data-class", "high")
+    expect(page.locator(".turn.user .turn-class")).to_be_hidden()
+    screenshot(page, "playground-class")
 
 
 def test_stop_while_waiting_for_capacity_cancels_at_once_and_the_queue_shows_it_gone(
