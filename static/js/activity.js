@@ -55,17 +55,26 @@ function renderRow(record) {
     "tr",
     {},
     cell(t("activity-time"), h("time", { datetime: record.at }, formatInstant(record.at))),
+    // One child per cell: on a phone a cell is a two-column grid (its label, then its value).
     cell(
       t("activity-user"),
-      h("span", { class: "row-title" }, record.username || t("value-none")),
-      record.token_name ? h("span", { class: "row-sub" }, t("activity-token", { name: record.token_name })) : h("span", { class: "row-sub" }, t("activity-browser")),
+      h(
+        "span",
+        {},
+        h("span", { class: "row-title" }, record.username || t("value-none")),
+        h("span", { class: "row-sub" }, record.token_name ? t("activity-token", { name: record.token_name }) : t("activity-browser")),
+      ),
     ),
     cell(t("activity-model"), record.model ? h("code", {}, record.model) : t("value-none")),
     cell(t("activity-backend"), record.backend || t("value-none")),
     cell(
       t("activity-class"),
-      badge(`class-${record.class}`, priorityName(record.class)),
-      record.hint ? h("span", { class: "row-sub" }, t("activity-hint", { hint: record.hint })) : null,
+      h(
+        "span",
+        {},
+        badge(`class-${record.class}`, priorityName(record.class)),
+        record.hint ? h("span", { class: "row-sub" }, t("activity-hint", { hint: record.hint })) : null,
+      ),
     ),
     cell(t("activity-queue-wait"), formatMs(record.queue_ms)),
     cell(t("activity-outcome"), badge(outcomeKind(record.outcome), outcomeName(record.outcome))),
