@@ -77,7 +77,9 @@ def _me(request: Request) -> dict[str, Any]:
 def _effective_for(resolved: Callable[[ApiToken], Resolved]) -> Callable[[ApiToken], Priority]:
     def effective(token: ApiToken) -> Priority:
         owner = resolved(token)
-        return effective_class(token.priority_class, token.priority_set_by_admin, owner.inherited)
+        return effective_class(
+            token.priority_class, token.priority_set_by_admin, owner.inherited, owner.is_admin
+        )
 
     return effective
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,11 +53,15 @@ class _Entry:
 _Loaded = tuple[CallerContext | None, datetime | None]
 
 _clock: Callable[[], float] = time.monotonic  # tests replace it to move time
-_MAX_ENTRIES = 50_000  # a flood of unknown tokens must not grow memory without bound
+_MAX_ENTRIES = 50_000  # real callers: bounded by the tokens that exist
+# "No such token" answers live apart, oldest dropped first: a flood of made-up tokens can only
+# push out other made-up tokens, never a real caller's cached context.
+_MAX_UNKNOWN = 10_000
 
 _lock = threading.Lock()
 _generation = 0
 _entries: dict[str, _Entry] = {}
+_unknown: OrderedDict[str, _Entry] = OrderedDict()
 _flights: dict[tuple[asyncio.AbstractEventLoop, str, int], asyncio.Task[CallerContext | None]] = {}
 _executor: ThreadPoolExecutor | None = None
 
@@ -70,6 +75,7 @@ def invalidate_callers() -> None:
     with _lock:
         _generation += 1
         _entries.clear()
+        _unknown.clear()
 
 
 def _ttl() -> float:
@@ -102,7 +108,7 @@ def _load_token(digest: str) -> _Loaded:
         is_admin=resolved.is_admin,
         model_allowlist=None if allowlist is None else frozenset(allowlist),
         priority=effective_class(
-            token.priority_class, token.priority_set_by_admin, resolved.inherited
+            token.priority_class, token.priority_set_by_admin, resolved.inherited, resolved.is_admin
         ),
         inherited=resolved.inherited,
     )
@@ -149,14 +155,19 @@ async def _load(
     with _lock:
         # A change committed while we were loading makes this answer possibly stale: drop it.
         if generation == _generation:
-            if len(_entries) >= _MAX_ENTRIES:
-                _entries.clear()
-            _entries[key] = entry
+            if context is None:
+                _unknown[key] = entry
+                while len(_unknown) > _MAX_UNKNOWN:
+                    _unknown.popitem(last=False)
+            else:
+                if len(_entries) >= _MAX_ENTRIES:
+                    _entries.clear()
+                _entries[key] = entry
     return context
 
 
 async def _cached(key: str, loader: Callable[[str], _Loaded], arg: str) -> CallerContext | None:
-    entry = _entries.get(key)
+    entry = _entries.get(key) or _unknown.get(key)
     generation = _generation
     if entry is not None and entry.generation == generation and _clock() < entry.deadline:
         return entry.context

@@ -44,15 +44,19 @@ def ceiling(inherited: Priority, is_admin: bool) -> Priority:
 
 
 def effective_class(
-    override: Priority | None, override_set_by_admin: bool, inherited: Priority
+    override: Priority | None,
+    override_set_by_admin: bool,
+    inherited: Priority,
+    is_admin: bool = False,
 ) -> Priority:
     """The class a request runs at.
 
-    An owner-set override is capped at the owner's inherited priority *now*, because groups may
-    have shrunk since the override was saved; an administrator's override is a deliberate grant.
+    An override the owner set is capped at the owner's ceiling *now* (their inherited priority,
+    or high while they are an administrator), because groups may have shrunk since it was
+    saved; another administrator's override is a deliberate grant and stands.
     """
     if override is None:
         return inherited
     if override_set_by_admin:
         return override
-    return min(override, inherited)
+    return min(override, ceiling(inherited, is_admin))

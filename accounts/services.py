@@ -44,7 +44,7 @@ def token_create(
     expires_at: datetime | None = None,
 ) -> tuple[ApiToken, str]:
     """Create a personal token; answer it with its plaintext, which is never stored."""
-    owner_is_admin = _check_ceiling(owner=owner, priority=priority)
+    _check_ceiling(owner=owner, priority=priority)
     secret = new_secret()
     token = ApiToken.objects.create(
         owner=owner,
@@ -55,7 +55,7 @@ def token_create(
         model_allowlist=None if model_allowlist is None else list(model_allowlist),
         priority=priority,
         priority_set_by=owner if priority is not None else None,
-        priority_set_by_admin=priority is not None and owner_is_admin,
+        priority_set_by_admin=False,  # the owner's own choice: capped by their ceiling later
     )
     return token, secret.plaintext
 
@@ -65,11 +65,12 @@ def token_priority_set(
     *, token: ApiToken, actor: User, priority: Priority | None
 ) -> ApiToken:
     """The owner's own change, checked against their ceiling on every save."""
-    actor_is_admin = _check_ceiling(owner=actor, priority=priority)
+    _check_ceiling(owner=actor, priority=priority)
     token.priority = priority
     token.priority_set_by = actor
-    # An administrator owner may grant themselves any class; that grant is not capped later.
-    token.priority_set_by_admin = actor_is_admin
+    # The owner's own choice, even an administrator's: it follows their ceiling, so a demoted
+    # administrator's self-granted high falls back with them.
+    token.priority_set_by_admin = False
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
     return token
 
@@ -81,7 +82,8 @@ def token_priority_override(
     """An administrator's unrestricted change (the caller checked the rights)."""
     token.priority = priority
     token.priority_set_by = admin
-    token.priority_set_by_admin = True
+    # A grant from another administrator stands; on their own token it is an owner's choice.
+    token.priority_set_by_admin = admin.pk != token.owner_id
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
     return token
 

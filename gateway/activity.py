@@ -73,6 +73,9 @@ class Recorder:
                 await sync_to_async(self.writer, thread_sensitive=False)(batch)
             except Exception:
                 log.exception("could not write %d activity records; retrying later", len(batch))
+                # Put them back in front; if that overflows the buffer, the newest unwritten
+                # ones fall off the other end, and are counted.
+                self.dropped += max(0, len(self.buffer) + len(batch) - MAX_BUFFER)
                 self.buffer.extendleft(reversed(batch))
                 break
             total += len(batch)

@@ -161,6 +161,7 @@ class Waiter:
     owner: str = ""
     excluded: frozenset[str] = frozenset()
     turn: float = 0.0  # fair share's start tag
+    retry: bool = False  # a failed dispatch trying another replica
     seq: int = -1
     state: str = WAITING
     key: tuple[float, float, int] = (0.0, 0.0, 0)
@@ -337,6 +338,7 @@ class AdmissionQueue:
             cost=old.cost,
             owner=old.owner,
             excluded=old.excluded | {failed_backend},
+            retry=True,
             seq=old.seq,
             tag=old.tag,
         )
@@ -356,7 +358,8 @@ class AdmissionQueue:
             w.state = EXPIRED
             self.observer.left(w, EXPIRED)
             return None
-        self._check_bounds(w)
+        if not w.retry:  # a retry already holds its place in line; it is not a newcomer
+            self._check_bounds(w)
         self._enqueue(w)
         if target is not None:
             self._dispatch_slot(target.slot)
@@ -428,30 +431,45 @@ class AdmissionQueue:
             for other in fallbacks:
                 self._dispatch_slot(other)
 
-    def reroute(self, resolve: Callable[[Hashable], Route | None]) -> None:
-        """After a topology rebuild, move each waiting group onto its route's new definition."""
+    def reroute(
+        self, resolve: Callable[[Hashable], Route | None], *, rekey: bool = False
+    ) -> None:
+        """Move each waiting request onto its route's new definition (after a topology change).
+
+        A route that no longer resolves (model gone, access revoked) fails its waiters.
+        `rekey` recomputes every waiter's order key too, for a scheduler change: keys of two
+        schedulers are not comparable, so mixing them would invert priorities.
+        """
         old_groups = list(self._groups.values())
         self._groups.clear()
         self._groups_by_slot.clear()
+        moves: list[tuple[Waiter, Route]] = []
+        failed = False
         for g in old_groups:
             route = resolve(g.route.key)
             waiters = [w for _, w in g.heap if w.state == WAITING]
             for w in waiters:
                 w.group = None
+                self._count(w, -1)
             if route is None:
                 for w in waiters:
-                    self._count(w, -1)
                     w.state = FAILED
                     self.observer.left(w, FAILED)
                     if w.on_admit:
                         w.on_admit(w)
-                if waiters:
-                    self.observer.changed()
+                failed = failed or bool(waiters)
                 continue
-            for w in waiters:
-                self._count(w, -1)
-                w.route = route
-                self._enqueue(w, rearm_deadline=False)
+            moves.extend((w, route) for w in waiters)
+        if failed:
+            self.observer.changed()
+        if rekey:
+            moves.sort(key=lambda move: move[0].seq)  # fair share hands out turns by arrival
+            self._turns = [{}, {}, {}]
+        for w, route in moves:
+            w.route = route
+            if rekey:
+                self._keys(w)
+            self._enqueue(w, rearm_deadline=False)
         self.dispatch_pass()
 
     def score(self, w: Waiter) -> float | None:
@@ -479,7 +497,9 @@ class AdmissionQueue:
 
     def oldest_wait(self, cls: int | None = None) -> float:
         """How long the longest-waiting request (of a class) has waited; for metrics scrapes."""
-        arrivals = [w.arrival for w in self._oldest.values() if cls is None or w.cls == cls]
+        # list() copies in one step: scrapes run on another thread while the loop mutates.
+        live = list(self._oldest.values())
+        arrivals = [w.arrival for w in live if cls is None or w.cls == cls]
         return self.clock() - min(arrivals) if arrivals else 0.0
 
     def waiters(self) -> list[Waiter]:
@@ -593,6 +613,15 @@ class AdmissionQueue:
     def _remove(self, w: Waiter, outcome: str) -> None:
         self._count(w, -1)
         w.state = outcome
+        g = w.group
+        if g is not None and g.live and len(g.heap) > 2 * g.live + 64:
+            # Leavers are dropped lazily when they reach the top; under sustained overload a
+            # busy group's top may never be a leaver, so sweep them out once they dominate.
+            g.heap = [e for e in g.heap if e[1].state == WAITING]
+            heapq.heapify(g.heap)
+            if g.plain:
+                g.plain = [e for e in g.plain if e[1].state == WAITING]
+                heapq.heapify(g.plain)
         self.observer.left(w, outcome)
         self.observer.changed()
         if w.on_admit is not None:

@@ -24,7 +24,7 @@ def _live_state() -> dict[str, dict[str, Any]]:
     """In-flight counts and health from the running gateway (empty when none runs here)."""
     state: dict[str, dict[str, Any]] = {}
     for rt in runtimes():
-        for name, slot in rt.slots.items():
+        for name, slot in list(rt.slots.items()):
             entry = state.setdefault(name, {"inflight": 0, "healthy": True})
             entry["inflight"] += slot.inflight
             entry["healthy"] = entry["healthy"] and slot.healthy

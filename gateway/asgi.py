@@ -35,6 +35,7 @@ from gateway.errors import (
     CapacityTimeout,
     Forbidden,
     GatewayError,
+    InternalError,
     MethodNotAllowed,
     NotFound,
     TooManyRequests,
@@ -58,7 +59,9 @@ MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte 
 RETRYABLE_STATUS = frozenset({502, 503, 504})
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
-PASSED_RESPONSE_HEADERS = frozenset({"content-type", "content-encoding", "cache-control"})
+PASSED_RESPONSE_HEADERS = frozenset(
+    {"content-type", "content-encoding", "cache-control", "retry-after"}
+)
 
 CallerLookup = Callable[[str], Awaitable[Any]]
 SessionLookup = Callable[[str], Awaitable[Any]]
@@ -101,6 +104,12 @@ class GatewayApp:
                 raise NotFound(f"Unknown path {path}.")
         except GatewayError as err:
             await send_error(send, err)
+        except Exception:
+            # Whatever else went wrong (the database down on a cache miss, a bug): the client
+            # still gets the envelope, unless its answer had already started.
+            log.exception("unexpected error on %s", path)
+            with contextlib.suppress(Exception):
+                await send_error(send, InternalError("The gateway failed; try again."))
 
     # ----- identity ------------------------------------------------------------------------
 
@@ -199,7 +208,8 @@ class GatewayApp:
 
         queue = rt.queue
         affinity = _affinity_key(body) if route.strategy == "prefix_affinity" else None
-        cost = _prompt_cost(body) if queue.config.name == "wspt" else 1
+        # wspt's cost: the whole body's size (about 4 bytes a token), so no field escapes it.
+        cost = max(1, len(raw) // 4) if queue.config.name == "wspt" else 1
         w = queue.waiter(
             route,
             cls=cls,
@@ -233,6 +243,12 @@ class GatewayApp:
             try:
                 acquired = await route_or_wait(queue, w, gone=gone)
             except QueueTimeout:
+                if retries:
+                    # Its budget ran out while a backend failed it: that failure is the answer.
+                    record.outcome = "upstream_error"
+                    raise UpstreamError(
+                        "The model server failed before answering and no other was free."
+                    ) from None
                 record.outcome = "expired"
                 record.queue_ms = (queue.clock() - w.arrival) * 1000
                 wait = rt.settings.upstream_wait_secs
@@ -253,7 +269,9 @@ class GatewayApp:
             except RouteGone:
                 record.outcome = "error"
                 record.queue_ms = (queue.clock() - w.arrival) * 1000
-                raise Unavailable(f"The model '{record.model}' is no longer served.") from None
+                raise Unavailable(
+                    f"The model '{record.model}' is no longer available to you.", retry_after=5
+                ) from None
             if not record.outcome:
                 record.outcome = "immediate" if w.waited == 0 else "waited"
             record.queue_ms = w.waited * 1000
@@ -266,6 +284,8 @@ class GatewayApp:
                 failed = acquired.backend
                 retries += 1
                 w = queue.retry_waiter(w, failed)
+                # The topology may have changed since it arrived: retry on today's route.
+                w.route = rt.snapshot.route_for_key(w.route.key) or w.route
                 if retries > MAX_RETRIES or not w.route.usable_targets(w.excluded):
                     record.backend = failed
                     record.outcome = "upstream_error"
@@ -317,7 +337,7 @@ class GatewayApp:
         try:
             try:
                 resp = await rt.session.post(
-                    up.url(scope["path"]), data=payload, headers=up.headers
+                    up.url(scope["path"]), data=payload, headers=up.headers, allow_redirects=False
                 )
             except (TimeoutError, aiohttp.ClientConnectionError, OSError) as err:
                 raise _Retryable(f"{up.name}: {type(err).__name__}") from None
@@ -458,13 +478,3 @@ def _affinity_key(body: dict[str, Any]) -> int | None:
             return None
         head = prompt[:512]
     return zlib.crc32(head.encode())
-
-
-def _prompt_cost(body: dict[str, Any]) -> int:
-    """A rough prompt size in tokens (4 characters each), for the wspt scheduler."""
-    messages = body.get("messages")
-    if isinstance(messages, list):
-        size = sum(len(str(m.get("content", ""))) for m in messages if isinstance(m, dict))
-    else:
-        size = len(str(body.get("prompt") or body.get("input") or ""))
-    return max(1, size // 4)

@@ -98,3 +98,7 @@ class CapacityTimeout(GatewayError):
 
 class Unavailable(GatewayError):
     status, type_, code = 503, "api_error", "no_backend_available"
+
+
+class InternalError(GatewayError):
+    status, type_, code = 500, "server_error", "internal_error"

@@ -139,7 +139,7 @@ class GatewayCollector(Collector):
             waits.add_metric(lv, buckets, sum_value=sum(rt.metrics.wait_sum[cls] for rt in live))
         seen: dict[str, list[float]] = {}
         for rt in live:
-            for bname, slot in rt.slots.items():
+            for bname, slot in list(rt.slots.items()):
                 if slot.removed:
                     continue
                 entry = seen.setdefault(bname, [0, 0, 1])

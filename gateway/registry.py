@@ -6,6 +6,7 @@ request path only ever reads the current snapshot.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -56,6 +57,8 @@ class PoolSpec:
 class Topology:
     backends: list[BackendSpec]
     pools: list[PoolSpec]
+    # When its load began (monotonic): of two loads racing to be installed, the older loses.
+    loaded_at: float = field(default_factory=time.monotonic, compare=False)
 
 
 @dataclass(slots=True)
@@ -133,43 +136,42 @@ class Snapshot:
                     if target in up.models:
                         self.index.setdefault((pool.kind, alias), []).append((pool, up, target))
         self._routes: dict[Hashable, Route] = {}
-        self._by_access: dict[tuple[str, str, frozenset[str]], Route] = {}
 
     def resolve(self, kind: str, model: str, groups: frozenset[str]) -> Route:
-        """The route for this caller and model: 404 when nobody serves it, 403 when not for them."""
-        cache_key = (kind, model, groups)
-        route = self._by_access.get(cache_key)
+        """The route for this caller and model: 404 when nobody serves it, 403 when not for them.
+
+        A route's key is (kind, model, the caller's groups), so when the topology changes
+        `route_for_key` re-checks access for requests that are already waiting.
+        """
+        key = ("route", kind, model, groups)
+        route = self._routes.get(key)
         if route is not None:
             return route
         entries = self.index.get((kind, model))
         if not entries:
             raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
-        allowed = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
-        if not allowed:
+        route = self.route_for_key(key)
+        if route is None:
             raise Forbidden(f"You are not allowed to use the model '{model}'.", param="model")
-        primary, fallback = _split_fallbacks(self, allowed)
-        route = self.route_for_key(("route", kind, model, primary, fallback))
-        if route is None:  # pragma: no cover - the entries above guarantee a route
-            raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
-        self._by_access[cache_key] = route
         return route
 
     def route_for_key(self, key: Hashable) -> Route | None:
-        """Rebuild a route from its key (also used to move waiters onto a new snapshot)."""
+        """The route for a key from `resolve`; None when the model or the access is gone."""
         route = self._routes.get(key)
         if route is not None:
             return route
         kind: str
         model: str
-        pools: frozenset[str]
-        fallback_pools: frozenset[str]
-        _, kind, model, pools, fallback_pools = key  # type: ignore[misc]
+        groups: frozenset[str]
+        _, kind, model, groups = key  # type: ignore[misc]
         entries = self.index.get((kind, model), [])
-        primary = _targets(e for e in entries if e[0].name in pools)
-        if not primary:
+        allowed = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
+        if not allowed:
             return None
+        primary_pools, fallback_pools = _split_fallbacks(self, allowed)
+        primary = _targets(e for e in entries if e[0].name in primary_pools)
         fallback = _targets(e for e in entries if e[0].name in fallback_pools)
-        first_pool = next(e[0] for e in entries if e[0].name in pools)
+        first_pool = next(e[0] for e in entries if e[0].name in primary_pools)
         route = Route(key=key, primary=primary, fallback=fallback, strategy=first_pool.strategy)
         self._routes[key] = route
         return route

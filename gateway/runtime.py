@@ -29,6 +29,7 @@ log = logging.getLogger("aiplane.gateway")
 DISPATCH_INTERVAL = 0.25  # the priority-ordered pass that picks up capacity and health changes
 HEALTH_INTERVAL = 5.0
 DETECT_INTERVAL = 60.0
+RELOAD_INTERVAL = 10.0  # changes made through this process apply at once; others' within this
 USAGE_FLUSH_INTERVAL = 5.0
 
 _live: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -91,7 +92,8 @@ class Runtime:
         self.queue = AdmissionQueue(observer=self.metrics)
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
-        self.snapshot = Snapshot(Topology([], []), self.slots)
+        self._installed = Topology([], [], loaded_at=float("-inf"))
+        self.snapshot = Snapshot(self._installed, self.slots)
         self.settings = GatewaySettings()
         self.health = HealthTracker()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -109,7 +111,14 @@ class Runtime:
             return
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._start())
-        await asyncio.shield(self._starting)
+        starting = self._starting
+        try:
+            await asyncio.shield(starting)
+        except Exception:
+            # A database blip at start-up must not stay the answer: the next caller tries again.
+            if self._starting is starting:
+                self._starting = None
+            raise
 
     async def _start(self) -> None:
         from asgiref.sync import sync_to_async
@@ -125,6 +134,8 @@ class Runtime:
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=600),
             auto_decompress=False,
             skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            # One session serves every tenant: a backend's cookies must not follow other callers.
+            cookie_jar=aiohttp.DummyCookieJar(),
         )
         self.probe_client = httpx.AsyncClient(timeout=httpx.Timeout(5.0))
         if self.background:
@@ -142,6 +153,7 @@ class Runtime:
         if self.background:
             self._spawn(self._health_loop())
             self._spawn(self._detect_loop())
+            self._spawn(self._reload_loop())
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         self._tasks.append(asyncio.ensure_future(coro))
@@ -163,7 +175,14 @@ class Runtime:
     # ----- applying changes ----------------------------------------------------------------
 
     def install(self, topology: Topology) -> None:
-        """Swap in a new snapshot; waiting requests move to the new routes at once."""
+        """Swap in a new snapshot; waiting requests move to the new routes at once.
+
+        A topology loaded before the one already installed is stale (two loads raced, e.g.
+        the detection loop and an administrator's save) and is ignored.
+        """
+        if topology.loaded_at < self._installed.loaded_at:
+            return
+        self._installed = topology
         self.snapshot = Snapshot(topology, self.slots)
         for name, slot in self.slots.items():
             slot.healthy = self.health.is_healthy(name)
@@ -173,12 +192,16 @@ class Runtime:
         s = GatewaySettings.from_catalog(values)
         self.settings = s
         cfg = self.queue.config
+        before = (cfg.name, cfg.prioritize, cfg.fair_share, cfg.aging_divisor)
         cfg.prioritize = s.priority_enabled
         cfg.name = s.scheduler
         cfg.aging_divisor = s.aging_divisor
         cfg.affinity_bonus = s.affinity_bonus
         cfg.max_waiters = s.max_waiters
         cfg.fair_share = s.fair_share
+        if (cfg.name, cfg.prioritize, cfg.fair_share, cfg.aging_divisor) != before:
+            # Order keys were computed under the old rules; recompute them for who waits now.
+            self.queue.reroute(self.snapshot.route_for_key, rekey=True)
 
     def _call_threadsafe(self, fn: Callable[[], None], wait: float) -> None:
         loop = self.loop
@@ -211,8 +234,8 @@ class Runtime:
             return
         slot.healthy = healthy
         log.warning("backend %s is now %s", name, "healthy" if healthy else "unhealthy")
-        if healthy:
-            self.queue.slot_changed(slot)
+        # Both ways: up admits waiters, down may open a route's offline fallback.
+        self.queue.slot_changed(slot)
 
     # ----- background loops ----------------------------------------------------------------
 
@@ -225,6 +248,22 @@ class Runtime:
                     self._on_tick()
             except Exception:
                 log.exception("dispatch pass failed")
+
+    async def _reload_loop(self) -> None:
+        """Pick up changes made elsewhere (another aiplane process on the same database)."""
+        from asgiref.sync import sync_to_async
+
+        while True:
+            await asyncio.sleep(RELOAD_INTERVAL)
+            try:
+                values = await sync_to_async(self._load_settings, thread_sensitive=False)()
+                if GatewaySettings.from_catalog(values) != self.settings:
+                    self.apply_settings(values)
+                topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+                if topology != self._installed:
+                    self.install(topology)
+            except Exception:
+                log.exception("could not reload the topology and settings")
 
     async def _health_loop(self) -> None:
         while True:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.db import transaction
@@ -36,6 +37,7 @@ def profile_of(backend: Backend) -> EngineProfile | None:
 
 def load_topology() -> Topology:
     """The whole topology as plain data, for the registry to build a snapshot from."""
+    loaded_at = time.monotonic()
     backends = [
         BackendSpec(
             id=b.id,
@@ -65,7 +67,7 @@ def load_topology() -> Topology:
         )
         for p in Pool.objects.select_related("fallback").prefetch_related("backends")
     ]
-    return Topology(backends=backends, pools=pools)
+    return Topology(backends=backends, pools=pools, loaded_at=loaded_at)
 
 
 def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> None:

@@ -149,6 +149,20 @@ def test_unknown_tokens_are_cached_too(loads: list[str]) -> None:
     assert len(loads) == 1
 
 
+def test_a_flood_of_made_up_tokens_never_evicts_a_real_caller(
+    alice: Any, loads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(caller, "_MAX_UNKNOWN", 20)
+    _, plaintext = make_token_with_secret(alice)
+    run(caller_for_token(plaintext))
+    for n in range(100):
+        assert run(caller_for_token(f"gwk_{n:064x}")) is None
+    assert len(caller._unknown) == 20  # the oldest made-up ones went first
+    with CaptureQueriesContext(connection) as queries:
+        assert run(caller_for_token(plaintext)) is not None
+    assert len(queries) == 0
+
+
 def _group_priority(group: GatewayGroup, alice: Any) -> None:
     group.priority = Priority.HIGH
     group.save()

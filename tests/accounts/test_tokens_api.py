@@ -128,7 +128,8 @@ def test_an_administrator_may_create_a_token_above_their_inherited_priority(
     )
     assert response.status_code == 201
     assert response.json()["effective_priority"] == "high"
-    assert ApiToken.objects.get().priority_set_by_admin is True
+    # Their own choice, not another administrator's grant: it follows their ceiling later.
+    assert ApiToken.objects.get().priority_set_by_admin is False
 
 
 @pytest.mark.parametrize(
@@ -333,7 +334,19 @@ def test_an_administrator_owner_may_raise_their_own_token_to_high(
     assert response.status_code == 200
     assert response.json()["effective_priority"] == "high"
     token.refresh_from_db()
-    assert (token.priority_set_by, token.priority_set_by_admin) == (carol, True)
+    assert (token.priority_set_by, token.priority_set_by_admin) == (carol, False)
+
+
+def test_a_demoted_administrators_self_granted_high_falls_back_to_their_ceiling(
+    carol_client: Client, carol: Any, administrators: Any
+) -> None:
+    token = make_token(carol)
+    assert put_priority(carol_client, token.pk, "high").status_code == 200
+    administrators.members.remove(carol)
+    details = carol_client.get("/api/v0/tokens/details").json()
+    [saved] = details["tokens"]
+    assert (saved["priority"], saved["effective_priority"]) == ("high", "medium")
+    assert details["max_priority"] == "medium"
 
 
 # --- revoke, rotate, delete -----------------------------------------------------------------

@@ -1615,3 +1615,23 @@ def test_without_fair_share_one_owners_burst_goes_first():
         queue.submit(w)
     _drain_one_at_a_time(queue, admitted)
     assert [w.owner for w in admitted[1:]] == ["ann", "ann", "ben"]
+
+
+@pytest.mark.parametrize(("before", "after"), [("strict", "serial"), ("serial", "strict")])
+def test_a_scheduler_change_rekeys_who_already_waits(before, after):
+    clock = FakeClock()
+    clock.t = 50_000.0  # a monotonic clock some hours after boot: serial keys are large
+    queue = AdmissionQueue(clock=clock, config=SchedulerConfig(name=before))
+    slot = Slot("a", max_inflight=1)
+    route = Route(key="r", primary=(Target(slot, "m"),))
+    running = queue.submit(queue.waiter(route, cls=HIGH, budget=120))
+    low = queue.waiter(route, cls=LOW, budget=120)
+    queue.submit(low)
+    queue.config.name = after
+    queue.reroute(lambda key: route, rekey=True)
+    clock.t += 1
+    high = queue.waiter(route, cls=HIGH, budget=120)
+    queue.submit(high)
+    assert running is not None
+    running.release()
+    assert high.acquired is not None and low.acquired is None
