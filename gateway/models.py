@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 STRATEGIES = ("least_inflight", "round_robin", "prefix_affinity")
+ROWS_PER_INSERT = 500
+
+
+def _max_params(connection: Any) -> int:
+    """How many parameters one statement may bind (SQLite's limit depends on its build)."""
+    if connection.vendor == "sqlite":
+        import sqlite3
+
+        connection.ensure_connection()
+        return int(connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    return 65_535  # PostgreSQL's wire protocol bound
 KINDS = ("chat", "embedding")
 
 
@@ -136,10 +149,18 @@ class ActivityRecord(models.Model):
             "duration_ms",
         )
         table = connection.ops.quote_name(cls._meta.db_table)
-        marks = ", ".join(["%s"] * len(columns))
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
         at_field = cls._meta.get_field("at")
-        assert isinstance(at_field, models.DateTimeField)  # noqa: S101 - narrows for mypy
+        if not isinstance(at_field, models.DateTimeField):  # pragma: no cover - narrows types
+            raise TypeError("ActivityRecord.at must be a DateTimeField")
         rows = [(at_field.get_db_prep_value(r[0], connection), *r[1:]) for r in rows]
-        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"  # noqa: S608
+        head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "  # noqa: S608
+        # One multi-row statement per chunk, not executemany: the driver gives the GIL back and
+        # takes it again around every statement, and each of those handoffs stalls the event
+        # loop thread (up to the 5 ms switch interval) while it serves requests.
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.executemany(sql, rows)
+            per_insert = min(ROWS_PER_INSERT, _max_params(connection) // len(columns))
+            for start in range(0, len(rows), per_insert):
+                chunk = rows[start : start + per_insert]
+                params = [value for row in chunk for value in row]
+                cursor.execute(head + ", ".join([marks] * len(chunk)), params)

@@ -495,3 +495,23 @@ def test_a_playground_request_is_recorded_under_the_signed_in_user_without_a_tok
     assert response.status_code == 200, response.text
     record = records_of("alice")["alice"]
     assert (record.user_id, record.token_id, record.token_name) == (alice.pk, None, "")
+
+
+@pytest.mark.django_db
+def test_a_large_batch_is_written_whole_in_multi_row_inserts() -> None:
+    from gateway.activity import Entry
+
+    entries = [
+        Entry(
+            started=T0.timestamp() + n, token_id=None, token_name=None, user_id=None,
+            username=f"u{n % 7}", model="sim-small", cls=n % 3, outcome="immediate", status=200,
+        )
+        for n in range(1_203)
+    ]  # fmt: skip
+    ActivityRecord.write_batch(entries)
+    assert ActivityRecord.objects.count() == 1_203
+    last = ActivityRecord.objects.order_by("-at").first()
+    assert last is not None
+    assert (last.at, last.username, last.priority_class) == (
+        T0 + timedelta(seconds=1_202), "u5", "high",
+    )  # fmt: skip
