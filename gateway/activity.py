@@ -10,8 +10,9 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 log = logging.getLogger("aiplane.activity")
 
@@ -45,8 +46,13 @@ class Entry:
 class Recorder:
     """Collects entries in memory; `run()` flushes them to `writer` in a worker thread."""
 
-    def __init__(self, writer: Callable[[list[Entry]], None] | None = None) -> None:
+    def __init__(
+        self,
+        writer: Callable[[list[Entry]], None] | None = None,
+        run_db: Callable[..., Awaitable[Any]] | None = None,
+    ) -> None:
         self.writer = writer
+        self.run_db = run_db
         self.buffer: deque[Entry] = deque(maxlen=MAX_BUFFER)
         self.dropped = 0
         self.written = 0
@@ -62,15 +68,18 @@ class Recorder:
 
     async def flush(self) -> int:
         """Write what is buffered now, in batches, off the event loop."""
-        from asgiref.sync import sync_to_async
-
         if self.writer is None:
             return 0
         total = 0
         while self.buffer:
             batch = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
             try:
-                await sync_to_async(self.writer, thread_sensitive=False)(batch)
+                if self.run_db is not None:
+                    await self.run_db(self.writer, batch)
+                else:
+                    from asgiref.sync import sync_to_async
+
+                    await sync_to_async(self.writer, thread_sensitive=False)(batch)
             except Exception:
                 log.exception("could not write %d activity records; retrying later", len(batch))
                 # Put them back in front; if that overflows the buffer, the newest unwritten

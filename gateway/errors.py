@@ -11,7 +11,8 @@ GatewayError
 ├── TooManyRequests      429 a bounded queue refused the request (Retry-After)
 ├── UpstreamError        502 the backend failed or answered garbage
 ├── CapacityTimeout      503 no slot within the wait budget (Retry-After)
-└── Unavailable          503 no backend is up for the model
+├── Unavailable          503 no backend is up for the model, or no longer for this caller
+└── InternalError        500 anything unexpected
 """
 
 from __future__ import annotations

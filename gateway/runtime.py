@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +78,8 @@ class Runtime:
         save_discovery: Callable[[str, dict[str, Any], list[str]], None] | None = None,
         on_tick: Callable[[], None] | None = None,
         jobs: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
+        run_db: Callable[..., Awaitable[Any]] | None = None,
+        on_stop: Callable[[], Awaitable[None]] | None = None,
         background: bool = True,
     ) -> None:
         self._load_topology = load_topology
@@ -86,6 +88,9 @@ class Runtime:
         self._on_tick = on_tick
         self.background = background
         self.jobs = list(jobs or [])
+        # How database work leaves the loop: a thread (wiring gives a dedicated one).
+        self.run_db: Callable[..., Awaitable[Any]] = run_db or _in_thread
+        self._on_stop = on_stop
         self.slots: dict[str, Slot] = {}
         self.metrics = QueueMetrics()
         self.metrics.on_change = self._wake_watchers
@@ -121,13 +126,11 @@ class Runtime:
             raise
 
     async def _start(self) -> None:
-        from asgiref.sync import sync_to_async
-
         self.loop = asyncio.get_running_loop()
         # A fresh thread, not Django's thread-sensitive one: a view may be waiting on us there.
-        values = await sync_to_async(self._load_settings, thread_sensitive=False)()
+        values = await self.run_db(self._load_settings)
         self.apply_settings(values)
-        topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+        topology = await self.run_db(self._load_topology)
         self.install(topology)
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30),
@@ -171,6 +174,9 @@ class Runtime:
             await self.session.close()
         if self.probe_client is not None:
             await self.probe_client.aclose()
+        if self._on_stop is not None:
+            with contextlib.suppress(Exception):
+                await self._on_stop()
 
     # ----- applying changes ----------------------------------------------------------------
 
@@ -251,15 +257,13 @@ class Runtime:
 
     async def _reload_loop(self) -> None:
         """Pick up changes made elsewhere (another aiplane process on the same database)."""
-        from asgiref.sync import sync_to_async
-
         while True:
             await asyncio.sleep(RELOAD_INTERVAL)
             try:
-                values = await sync_to_async(self._load_settings, thread_sensitive=False)()
+                values = await self.run_db(self._load_settings)
                 if GatewaySettings.from_catalog(values) != self.settings:
                     self.apply_settings(values)
-                topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+                topology = await self.run_db(self._load_topology)
                 if topology != self._installed:
                     self.install(topology)
             except Exception:
@@ -301,8 +305,6 @@ class Runtime:
         client = self.probe_client
         if client is None or self._save_discovery is None:
             return
-        from asgiref.sync import sync_to_async
-
         ups = [u for u in self.snapshot.upstreams.values() if names is None or u.name in names]
         now = time.time()
         profiles = await asyncio.gather(
@@ -321,12 +323,10 @@ class Runtime:
             same_profile = old is not None and _same_profile(old.to_json(), profile.to_json())
             if same_profile and found == up.spec.discovered_models:
                 continue
-            await sync_to_async(self._save_discovery, thread_sensitive=False)(
-                up.name, profile.to_json(), found
-            )
+            await self.run_db(self._save_discovery, up.name, profile.to_json(), found)
             changed = True
         if changed:
-            topology = await sync_to_async(self._load_topology, thread_sensitive=False)()
+            topology = await self.run_db(self._load_topology)
             self.install(topology)
 
 
@@ -338,3 +338,9 @@ def _same_profile(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 async def _call(fn: Callable[[], None]) -> None:
     fn()
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(fn, thread_sensitive=False)(*args)

@@ -1635,3 +1635,50 @@ def test_a_scheduler_change_rekeys_who_already_waits(before, after):
     assert running is not None
     running.release()
     assert high.acquired is not None and low.acquired is None
+
+
+# ----- leavers under sustained load -----------------------------------------------------------
+
+
+def test_a_busy_group_sweeps_out_its_leavers_instead_of_keeping_every_one(
+    queue: AdmissionQueue,
+) -> None:
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    # Highs always stand at the top, so a leaving low never reaches it to be dropped lazily.
+    live = [enter(queue, chat, f"high-{i}", cls=HIGH) for i in range(5)]
+
+    for i in range(10_000):
+        queue.cancel(enter(queue, chat, f"low-{i}", cls=LOW))
+
+    group = live[0].group
+    assert group is not None and all(w.group is group for w in live)
+    assert len(group.heap) < 200
+    assert queue.waiting == 5 and [w.tag for w in queue.waiters()] == [w.tag for w in live]
+
+
+# ----- retries in a bounded queue -------------------------------------------------------------
+
+
+def test_a_retry_is_not_a_newcomer_to_a_full_queue(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(max_waiters=1)
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat, embed = route("chat", a, b), route("embed", Slot("c", max_inflight=1))
+    first = enter(queue, chat, "first", cls=HIGH)
+    (running_b,) = hold(queue, chat)
+    hold(queue, embed)
+    enter(queue, embed, "other")  # someone else waits: the queue is full
+    assert first.acquired is not None and first.acquired.backend == "a"
+
+    # The dispatch to `a` failed before any byte was sent: it tries again, bound or no bound.
+    retry = queue.retry_waiter(first, "a")
+    first.acquired.release()
+    queue.submit(retry)
+
+    assert retry.state == WAITING
+    assert ("first", "rejected") not in rec.outcomes
+    assert [w.tag for w in queue.waiters()] == ["first", "other"]
+    running_b.release()
+    assert retry.acquired is not None and retry.acquired.backend == "b"

@@ -1,0 +1,120 @@
+"""Topology changes reach requests that are already waiting: revoked access, added backends.
+
+A *gated* engine (SimConfig slots=0) holds whatever reaches it until the test opens the gate, so
+"the only slot is busy" is a state the test controls; the change is made through the same
+services the admin API uses, with no restart in between.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.factories import make_group, make_token_with_secret, make_user
+from tests.gateway.conftest import add_backend
+from tests.gateway.drive import chat, configure, engine_stats, inflight, wait_until, waiting
+
+
+@pytest.fixture
+def alice_key(transactional_db: None) -> str:
+    """alice, a member of 'research'; 'ops' exists too, with nobody in it."""
+    alice = make_user("alice")
+    make_group("research", members=[alice])
+    make_group("ops")
+    return make_token_with_secret(alice, name="laptop")[1]
+
+
+@pytest.fixture
+def gated(make_sim: Any, alice_key: str) -> Any:
+    """A one-slot backend in a pool only 'research' may use, in front of an engine that holds."""
+    engine = make_sim(slots=0, tokens=3, token_delay=0.005)
+    add_backend(
+        "solo", engine.url, pool="research-only", allowed_groups=["research"], max_inflight=1
+    )
+    return engine
+
+
+def hold_the_slot(pool: ThreadPoolExecutor, gateway: Any, engine: Any, key: str) -> Any:
+    """Start a request that takes the only slot and sits in the gated engine."""
+    future = pool.submit(chat, gateway, key, "blocker")
+    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
+    assert inflight(gateway, "solo") == 1
+    return future
+
+
+def labels_seen(engine: Any) -> list[str]:
+    """The first message of each completion request the engine received, in order."""
+    records = httpx.get(engine.url + "/sim/requests", timeout=10).json()
+    return [r["body"]["messages"][0]["content"] for r in records if r["path"] != "/v1/models"]
+
+
+def wait_idle(gateway: Any, *names: str) -> None:
+    """Every slot of these backends freed and nobody waiting (a release may trail the response)."""
+    wait_until(lambda: all(inflight(gateway, n) == 0 for n in names), "the slots are freed")
+    wait_until(lambda: waiting(gateway) == 0, "nobody waits")
+
+
+def test_a_request_waiting_when_its_access_is_revoked_is_answered_at_once(
+    gateway, gated, alice_key
+):
+    from gateway.topology import pool_save
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, alice_key)
+        waiter = pool.submit(chat, gateway, alice_key, "waiter")
+        wait_until(lambda: waiting(gateway) == 1, "the second request waits")
+
+        pool_save(data={"name": "research-only", "allowed_groups": ["ops"]}, known_groups={"ops"})
+
+        # Answered while the slot is still held: neither a release nor its budget ended the wait.
+        wait_until(waiter.done, "the waiting request is answered")
+        assert inflight(gateway, "solo") == 1
+        assert engine_stats(gated)["waiting"] == 1
+        r = waiter.result()
+        assert r.status_code == 503
+        assert r.headers["retry-after"] == "5"
+        assert r.json() == {
+            "error": {
+                "message": "The model 'sim-small' is no longer available to you.",
+                "type": "api_error",
+                "param": None,
+                "code": "no_backend_available",
+            }
+        }
+        assert waiting(gateway) == 0
+
+        again = chat(gateway, alice_key, "again")
+        assert again.status_code == 403
+        assert again.json()["error"]["code"] == "model_not_allowed"
+
+        # What was already running keeps running.
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    wait_idle(gateway, "solo")
+    assert labels_seen(gated) == ["blocker"]
+
+
+def test_a_request_waiting_on_a_busy_backend_is_served_by_one_newly_added_to_its_pool(
+    gateway, gated, make_sim, alice_key
+):
+    spare = make_sim(tokens=1, token_delay=0)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, alice_key)
+        waiter = pool.submit(chat, gateway, alice_key, "waiter")
+        wait_until(lambda: waiting(gateway) == 1, "the second request waits")
+
+        add_backend("spare", spare.url, pool="research-only", allowed_groups=["research"])
+
+        r = waiter.result()
+        assert r.status_code == 200, r.text
+        assert r.headers["x-aiplane-backend"] == "spare"
+        # The blocker still holds the first backend: only the new one can have served it.
+        assert inflight(gateway, "solo") == 1
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    wait_idle(gateway, "solo", "spare")
+    assert labels_seen(gated) == ["blocker"]
+    assert labels_seen(spare) == ["waiter"]
