@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
-import { $, badge, cell, formatInstant, formatMs, priorityName, tOr } from "./widgets.js";
+import { $, badge, cell, clearInvalid, formatInstant, formatMs, priorityName, tOr } from "./widgets.js";
 
 const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
@@ -113,7 +113,7 @@ async function load() {
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();
-  for (const control of form.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
+  clearInvalid(form);
   page = 1;
   load();
 });

@@ -4,19 +4,13 @@
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, showError, showStatus } from "./ui.js";
-import { $, badge, cell, fillPrioritySelect, priorityName, priorityValue } from "./widgets.js";
+import { $, badge, cell, fillPrioritySelect, priorityName, priorityValue, tokenState } from "./widgets.js";
 
 const pageAlert = $("page-alert");
 const body = $("tokens-body");
 const filter = $("tokens-filter");
 
 let tokens = [];
-
-function tokenState(token) {
-  if (token.revoked) return "revoked";
-  if (token.expires_at && new Date(token.expires_at) <= new Date()) return "expired";
-  return "active";
-}
 
 function setByText(token) {
   if (token.priority === null) return t("admin-token-inherits", { priority: priorityName(token.owner_priority) });

@@ -3,11 +3,12 @@
 // A save error takes keyboard focus and is scrolled into view, in the person's language.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
-import { clearMessage, h, showError, showStatus } from "./ui.js";
+import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
 import { engineName, explainForwarding } from "./forwarding.js";
 import { watchQueue } from "./live.js";
 import {
   $,
+  actionsCell,
   badge,
   cell,
   checkedValues,
@@ -16,6 +17,7 @@ import {
   describeError,
   fillCheckList,
   intOrRaw,
+  liveModeText,
   markInvalid,
   splitList,
   tOr,
@@ -31,6 +33,7 @@ const PRESETS = {
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
+const attempt = pageAttempt(pageAlert, pageStatus);
 const overview = $("overview");
 const list = $("backend-list");
 
@@ -38,16 +41,6 @@ let backends = [];
 let pools = [];
 let groupNames = [];
 const live = new Map(); // backend name -> {inflight, max_inflight, healthy, enabled}
-
-async function attempt(action) {
-  clearMessage(pageAlert);
-  clearMessage(pageStatus);
-  try {
-    await action();
-  } catch (error) {
-    showError(pageAlert, error.message);
-  }
-}
 
 function modeName(priority) {
   const mode = priority ? priority.mode : "auto";
@@ -126,12 +119,7 @@ watchQueue(
   (mode) => {
     if (liveState.dataset.mode === mode) return;
     liveState.dataset.mode = mode;
-    liveState.textContent = {
-      connecting: t("live-connecting"),
-      live: t("live-connected"),
-      polling: t("live-polling"),
-      offline: t("live-offline"),
-    }[mode];
+    liveState.textContent = liveModeText(mode);
   },
 );
 
@@ -200,15 +188,7 @@ function renderPool(pool) {
     cell(t("pool-groups"), pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-everyone")),
     cell(t("pool-fallback"), pool.fallback || t("value-none")),
     cell(t("pool-backends"), pool.backends.length ? pool.backends.join(", ") : t("value-none")),
-    cell(
-      t("column-actions"),
-      h(
-        "div",
-        { class: "actions row-actions", role: "group", "aria-label": t("pool-actions", { name: pool.name }) },
-        h("button", { type: "button", class: "secondary small", onclick: () => openPoolEditor(pool) }, t("action-edit")),
-        h("button", { type: "button", class: "danger small", onclick: () => removePool(pool) }, t("action-delete")),
-      ),
-    ),
+    actionsCell(t("pool-actions", { name: pool.name }), { onEdit: () => openPoolEditor(pool), onDelete: () => removePool(pool) }),
   );
 }
 

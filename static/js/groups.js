@@ -2,9 +2,10 @@
 // and delete gateway groups. A group's priority can also be changed right in the list.
 import { api } from "./api.js";
 import { t } from "./i18n.js";
-import { clearMessage, h, showError, showStatus } from "./ui.js";
+import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
 import {
   $,
+  actionsCell,
   badge,
   cell,
   checkedValues,
@@ -19,20 +20,11 @@ import {
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
+const attempt = pageAttempt(pageAlert, pageStatus);
 const body = $("groups-body");
 
 let groups = [];
 let usernames = [];
-
-async function attempt(action) {
-  clearMessage(pageAlert);
-  clearMessage(pageStatus);
-  try {
-    await action();
-  } catch (error) {
-    showError(pageAlert, error.message);
-  }
-}
 
 function roles(group) {
   const out = [];
@@ -85,15 +77,7 @@ function renderRow(group) {
     cell(t("group-roles"), h("span", { class: "badges" }, roles(group))),
     cell(t("priority-label"), prioritySelect(group)),
     cell(t("group-members"), h("span", { class: "members" }, membersText(group))),
-    cell(
-      t("column-actions"),
-      h(
-        "div",
-        { class: "actions row-actions", role: "group", "aria-label": t("group-actions", { name: group.name }) },
-        h("button", { type: "button", class: "secondary small", onclick: () => openEditor(group) }, t("action-edit")),
-        h("button", { type: "button", class: "danger small", onclick: () => remove(group) }, t("action-delete")),
-      ),
-    ),
+    actionsCell(t("group-actions", { name: group.name }), { onEdit: () => openEditor(group), onDelete: () => remove(group) }),
   );
 }
 

@@ -5,7 +5,7 @@
 import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { watchQueue } from "./live.js";
-import { $, badge, cell, formatInstant, formatMs, formatSeconds, priorityName } from "./widgets.js";
+import { $, badge, cell, formatInstant, formatMs, formatSeconds, liveModeText, priorityName } from "./widgets.js";
 
 const CLASSES = ["high", "medium", "low"];
 const pageAlert = $("page-alert");
@@ -132,18 +132,11 @@ function render(state) {
   renderRecent(state.recent || []);
 }
 
-const MODE_TEXT = {
-  connecting: () => t("live-connecting"),
-  live: () => t("live-connected"),
-  polling: () => t("live-polling"),
-  offline: () => t("live-offline"),
-};
-
 let lastMode = "connecting";
 watchQueue(render, (mode, error) => {
   if (mode === "offline" && error && lastMode !== "offline") showError(pageAlert, error.message);
   if (mode === lastMode) return;
   lastMode = mode;
   liveState.dataset.mode = mode;
-  liveState.textContent = MODE_TEXT[mode]();
+  liveState.textContent = liveModeText(mode);
 });

@@ -2,14 +2,12 @@
 // shown once, revoke, rotate and delete. Talks to /api/v0/tokens.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
-import { clearMessage, h, showError, showStatus } from "./ui.js";
+import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
+import { $, INHERIT, LEVELS, confirmAction, tokenState } from "./widgets.js";
 
-const LEVELS = ["low", "medium", "high"];
-const INHERIT = ""; // the <select> value for null, "inherit the owner's groups"
-
-const $ = (id) => document.getElementById(id);
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
+const attempt = pageAttempt(pageAlert, pageStatus);
 const list = $("token-list");
 
 let details = null; // the last GET /api/v0/tokens/details
@@ -34,12 +32,6 @@ function fillPrioritySelect(select, current) {
     }
   });
   select.value = current ?? INHERIT;
-}
-
-function tokenState(token) {
-  if (token.revoked) return "revoked";
-  if (token.expires_at && new Date(token.expires_at) <= new Date()) return "expired";
-  return "active";
 }
 
 function metaRow(label, value) {
@@ -133,38 +125,7 @@ async function load() {
   render();
 }
 
-// Run an action; its failure goes to the page's alert, in the person's language.
-async function attempt(action) {
-  clearMessage(pageAlert);
-  clearMessage(pageStatus);
-  try {
-    await action();
-  } catch (error) {
-    showError(pageAlert, error.message);
-  }
-}
-
-// --- confirmation -------------------------------------------------------------------------
-
-function confirmAction(message, label) {
-  const dialog = $("confirm-dialog");
-  $("confirm-message").textContent = message;
-  $("confirm-ok").textContent = label;
-  return new Promise((resolve) => {
-    const finish = (answer) => {
-      $("confirm-ok").onclick = null;
-      $("confirm-cancel").onclick = null;
-      dialog.onclose = null;
-      if (dialog.open) dialog.close();
-      resolve(answer);
-    };
-    $("confirm-ok").onclick = () => finish(true);
-    $("confirm-cancel").onclick = () => finish(false);
-    dialog.onclose = () => finish(false);
-    dialog.showModal();
-    $("confirm-cancel").focus();
-  });
-}
+// --- revoke, delete, rotate (each confirmed first) --------------------------------------------
 
 async function revoke(token) {
   if (!(await confirmAction(t("token-revoke-confirm", { name: token.name }), t("token-revoke")))) return;

@@ -44,3 +44,19 @@ export function showStatus(region, message) {
   region.textContent = message;
   region.hidden = false;
 }
+
+// A page's way to run an action: the alert and the status line are cleared first, and a failure
+// is shown in the alert (the API's message is already in the person's language).
+//   const attempt = pageAttempt(pageAlert, pageStatus);
+//   await attempt(load);
+export function pageAttempt(alertRegion, statusRegion) {
+  return async function attempt(action) {
+    clearMessage(alertRegion);
+    clearMessage(statusRegion);
+    try {
+      await action();
+    } catch (error) {
+      showError(alertRegion, error.message);
+    }
+  };
+}

@@ -2,25 +2,16 @@
 // a new password) and delete.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
-import { clearMessage, h, showError, showStatus } from "./ui.js";
-import { $, badge, cell, clearInvalid, confirmAction, describeError, markInvalid } from "./widgets.js";
+import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
+import { $, actionsCell, badge, cell, clearInvalid, confirmAction, describeError, markInvalid } from "./widgets.js";
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
+const attempt = pageAttempt(pageAlert, pageStatus);
 const body = $("users-body");
 
 let users = [];
 let me = null;
-
-async function attempt(action) {
-  clearMessage(pageAlert);
-  clearMessage(pageStatus);
-  try {
-    await action();
-  } catch (error) {
-    showError(pageAlert, error.message);
-  }
-}
 
 function statusBadges(user) {
   return [
@@ -43,15 +34,7 @@ function renderRow(user) {
     cell(t("user-status"), h("span", { class: "badges" }, statusBadges(user))),
     cell(t("user-groups"), user.groups.length ? user.groups.join(", ") : h("span", { class: "muted" }, t("value-none"))),
     cell(t("user-last-login"), formatDate(user.last_login)),
-    cell(
-      t("column-actions"),
-      h(
-        "div",
-        { class: "actions row-actions", role: "group", "aria-label": t("user-actions", { name: user.username }) },
-        h("button", { type: "button", class: "secondary small", onclick: () => openEditor(user) }, t("action-edit")),
-        h("button", { type: "button", class: "danger small", onclick: () => remove(user) }, t("action-delete")),
-      ),
-    ),
+    actionsCell(t("user-actions", { name: user.username }), { onEdit: () => openEditor(user), onDelete: () => remove(user) }),
   );
 }
 

@@ -35,8 +35,38 @@ export function cell(label, ...children) {
   return h("td", { "data-label": label }, ...children);
 }
 
+// The Actions cell of a table row: Edit and Delete as one labelled group.
+export function actionsCell(label, { onEdit, onDelete }) {
+  return cell(
+    t("column-actions"),
+    h(
+      "div",
+      { class: "actions row-actions", role: "group", "aria-label": label },
+      h("button", { type: "button", class: "secondary small", onclick: onEdit }, t("action-edit")),
+      h("button", { type: "button", class: "danger small", onclick: onDelete }, t("action-delete")),
+    ),
+  );
+}
+
 export function badge(kind, text) {
   return h("span", { class: `badge ${kind}` }, text);
+}
+
+// "active", "revoked" or "expired": a token's state, also its badge kind and message suffix.
+export function tokenState(token) {
+  if (token.revoked) return "revoked";
+  if (token.expires_at && new Date(token.expires_at) <= new Date()) return "expired";
+  return "active";
+}
+
+// The live queue connection's state ("connecting", "live", "polling", "offline") in words.
+export function liveModeText(mode) {
+  return {
+    connecting: t("live-connecting"),
+    live: t("live-connected"),
+    polling: t("live-polling"),
+    offline: t("live-offline"),
+  }[mode];
 }
 
 export function yesNo(value) {
