@@ -170,6 +170,9 @@ class GatewayApp:
             if not record.outcome:
                 record.outcome = "refused" if err.status in REFUSALS else "error"
             raise
+        except Exception:
+            record.status, record.outcome = 500, "error"
+            raise
         finally:
             record.duration_ms = (time.time() - record.started) * 1000
             self.recorder.add(record)
@@ -471,7 +474,10 @@ def _affinity_key(body: dict[str, Any]) -> int | None:
     """A hash of the prompt's start: requests sharing it reuse the same engine's prefix cache."""
     messages = body.get("messages")
     if isinstance(messages, list) and messages:
-        head = json.dumps(messages[:2], separators=(",", ":"))[:512]
+        # Bounded work whatever the prompt's size: the first 256 characters of two messages.
+        head = "\x00".join(
+            str(m.get("content", ""))[:256] if isinstance(m, dict) else "" for m in messages[:2]
+        )
     else:
         prompt = body.get("prompt") or body.get("input")
         if not isinstance(prompt, str):
