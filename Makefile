@@ -24,9 +24,11 @@ serve: $(STAMP)
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --demo
 
-# Every test: unit, integration on loopback, browser (Chromium), and, when
+# Lint and types, then every test: unit, integration on loopback, browser (Chromium), and, when
 # AIPLANE_TEST_DATABASE_URL names a PostgreSQL database, the database tests again on it.
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
