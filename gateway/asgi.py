@@ -58,6 +58,9 @@ MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
 RETRYABLE_STATUS = frozenset({502, 503, 504})
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
+# Bodies this big are parsed and serialized in a worker thread: tens of milliseconds of JSON on
+# the event loop would stall every other request.
+LARGE_BODY = 1 << 20
 REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
 PASSED_RESPONSE_HEADERS = frozenset(
     {"content-type", "content-encoding", "cache-control", "retry-after"}
@@ -187,7 +190,7 @@ class GatewayApp:
         record.user_id, record.username = caller.user_id, caller.username
         raw = await read_body(receive)
         try:
-            body = json.loads(raw)
+            body = json.loads(raw) if len(raw) < LARGE_BODY else await _off_loop(json.loads, raw)
         except ValueError:
             raise BadRequest("The request body is not valid JSON.") from None
         if not isinstance(body, dict):
@@ -226,7 +229,8 @@ class GatewayApp:
         # Resolves when the client goes away; raced against admission and the upstream answer.
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            await self._admit_and_forward(scope, send, body, w, gone, record)
+            large = len(raw) >= LARGE_BODY
+            await self._admit_and_forward(scope, send, body, w, gone, record, large)
         finally:
             gone.cancel()
 
@@ -238,6 +242,7 @@ class GatewayApp:
         w: Waiter,
         gone: asyncio.Future[Any],
         record: activity.Entry,
+        large: bool = False,
     ) -> None:
         rt = self.runtime
         queue = rt.queue
@@ -280,7 +285,7 @@ class GatewayApp:
             record.queue_ms = w.waited * 1000
             record.score = queue.score(w)
             try:
-                await self._forward(scope, send, body, acquired, gone, record)
+                await self._forward(scope, send, body, acquired, gone, record, large)
                 return
             except _Retryable as why:
                 acquired.release()
@@ -305,6 +310,7 @@ class GatewayApp:
         acquired: Acquired,
         gone: asyncio.Future[Any],
         record: activity.Entry,
+        large: bool = False,
     ) -> None:
         """Send to the chosen backend and stream its answer back; the slot is freed on exit."""
         rt = self.runtime
@@ -317,8 +323,12 @@ class GatewayApp:
         # backend's model id or priority field.
         body = dict(client_body)
         body["model"] = acquired.model
-        apply_mapping(body, up.mapping, acquired.waiter.cls)
-        payload = json.dumps(body, separators=(",", ":")).encode()
+        try:
+            apply_mapping(body, up.mapping, acquired.waiter.cls)
+            payload = _dump(body) if not large else await _off_loop(_dump, body)
+        except BaseException:
+            acquired.release()  # cancelled (or failed) before the request left: free the slot
+            raise
 
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - ASGI servers always run us in a task
@@ -460,6 +470,14 @@ async def send_error(send: Send, err: GatewayError) -> None:
     headers = [*err.headers(), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": err.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _dump(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+async def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
 
 def _cookie(header: bytes, name: str) -> str | None:

@@ -138,3 +138,12 @@ def test_a_stream_arrives_chunk_by_chunk(gateway, make_sim, alice_key):
     assert body.endswith(b"data: [DONE]\n\n")
     assert arrivals[-1] - arrivals[0] > 0.15  # spread over the engine's pacing, not buffered
     assert len(arrivals) >= 4
+
+
+def test_a_large_request_body_is_forwarded_whole(gateway, sim, alice_key):
+    add_backend("sim1", sim.url)
+    big = "word " * 400_000  # 2 MB: parsed and serialized off the event loop
+    r = chat(gateway, alice_key, messages=[{"role": "user", "content": big}])
+    assert r.status_code == 200, r.text
+    assert r.json()["usage"]["prompt_tokens"] == 400_000
+    assert gateway.runtime.slots["sim1"].inflight == 0
