@@ -61,6 +61,7 @@ CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 # Bodies this big are parsed and serialized in a worker thread: tens of milliseconds of JSON on
 # the event loop would stall every other request.
 LARGE_BODY = 1 << 20
+STALLED_CLIENT_SECS = 120.0  # a stream send blocked this long means the client stopped reading
 REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
 PASSED_RESPONSE_HEADERS = frozenset(
     {"content-type", "content-encoding", "cache-control", "retry-after"}
@@ -387,9 +388,31 @@ class GatewayApp:
                     {"type": "http.response.start", "status": resp.status, "headers": out_headers}
                 )
                 if first:
-                    await send({"type": "http.response.body", "body": first, "more_body": True})
-                    async for chunk in chunks:
-                        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    # A client that stops reading would hold the slot for as long as its socket
+                    # stays open: a send blocked for STALLED_CLIENT_SECS counts as leaving.
+                    loop = asyncio.get_running_loop()
+                    blocked = [0.0]  # when the send in progress began (loop time), 0 if none
+
+                    def watch() -> None:
+                        if not state["active"]:
+                            return
+                        if blocked[0] and loop.time() - blocked[0] >= STALLED_CLIENT_SECS:
+                            on_gone(None)
+                            return
+                        watchdog[0] = loop.call_later(STALLED_CLIENT_SECS, watch)
+
+                    watchdog = [loop.call_later(STALLED_CLIENT_SECS, watch)]
+                    try:
+                        blocked[0] = loop.time()
+                        await send({"type": "http.response.body", "body": first, "more_body": True})
+                        async for chunk in chunks:
+                            blocked[0] = loop.time()
+                            await send(
+                                {"type": "http.response.body", "body": chunk, "more_body": True}
+                            )
+                            blocked[0] = 0.0
+                    finally:
+                        watchdog[0].cancel()
                 await send({"type": "http.response.body", "body": b""})
             state["active"] = False
         except asyncio.CancelledError:

@@ -1,0 +1,50 @@
+"""A streaming client that stops reading does not keep its backend slot forever."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable
+
+import pytest
+
+from gateway import asgi
+from tests.factories import make_token_with_secret, make_user
+from tests.gateway.conftest import add_backend
+
+
+def _wait_until(predicate: Callable[[], bool], what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)
+
+
+def test_a_client_that_stops_reading_its_stream_gives_the_slot_back(
+    gateway, make_sim, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(asgi, "STALLED_CLIENT_SECS", 0.5)
+    key = make_token_with_secret(make_user("alice"))[1]
+    # Far more than the socket buffers between the gateway and the client can hold.
+    engine = make_sim(tokens=400_000, token_delay=0)
+    add_backend("big", engine.url, max_inflight=1)
+    body = json.dumps(
+        {"model": "sim-small", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    ).encode()
+    host, port = gateway.url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)))
+    try:
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\n"
+            b"Content-Type: application/json\r\n"
+            + f"Authorization: Bearer {key}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        slot = gateway.runtime.slots["big"]
+        _wait_until(lambda: slot.inflight == 1, "the stream holds the slot", 10)
+        # The client never reads: once the gateway's sends stay blocked, the slot comes back
+        # while the client's socket is still open.
+        _wait_until(lambda: slot.inflight == 0, "the stalled stream gives its slot back", 30)
+    finally:
+        sock.close()
