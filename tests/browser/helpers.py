@@ -1,13 +1,18 @@
 """Helpers of the browser tests that drive the gateway next to the page: simulated backends, a
-streaming call that holds a slot, and polling for a condition."""
+streaming call that holds a slot, and polling for a condition.
+
+`wait_until` and `DiesMidStream` are the gateway tests' own (tests.gateway.drive), offered here too.
+"""
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from tests.gateway.drive import DiesMidStream, wait_until
+
+__all__ = ["DiesMidStream", "SimBackend", "StreamingCall", "wait_until"]
 
 
 @dataclass
@@ -69,46 +74,3 @@ class StreamingCall:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
-
-
-def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.01)
-
-
-class DiesMidStream:
-    """An engine that starts an event stream, sends one event and drops the socket, every time."""
-
-    EVENT = b'data: {"choices":[{"delta":{"content":"tok0 "}}]}\n\n'
-
-    def __init__(self) -> None:
-        import socket
-
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, name="dies-mid-stream", daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            conn.recv(65536)
-            conn.sendall(
-                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                b"transfer-encoding: chunked\r\n\r\n"
-                + f"{len(self.EVENT):x}\r\n".encode()
-                + self.EVENT
-                + b"\r\n"
-            )
-            time.sleep(0.05)
-            conn.close()  # no terminating chunk: the stream is cut short
-
-    def close(self) -> None:
-        self.sock.close()

@@ -1,11 +1,14 @@
-"""Helpers that drive the live gateway for the observability tests: calls, gates and scrapes."""
+"""Helpers that drive the live gateway and its simulated engines in the integration tests: calls,
+gates, what each engine received, and scrapes."""
 
 from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,6 +16,10 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.factories import make_group, make_token_with_secret, make_user
+
+# One client for every call: building one per request (its TLS context) costs more than the call.
+# No keep-alive, so no connection outlives the servers of the test that opened it.
+HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def chat(
@@ -23,12 +30,12 @@ def chat(
     headers: dict[str, str] | None = None,
     **body: Any,
 ) -> httpx.Response:
+    """A chat completion through the gateway; `label` is the user message, `body` extra fields."""
     payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    return httpx.post(
+    return HTTP.post(
         gateway.v1 + "/chat/completions",
         json=payload,
         headers={"Authorization": f"Bearer {key}", **(headers or {})},
-        timeout=30,
     )
 
 
@@ -42,11 +49,27 @@ def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) 
 
 def configure(engine: Any, **changes: Any) -> None:
     """Change a simulated engine at run time; `slots=0` closes its gate, `slots=1` opens it."""
-    httpx.post(engine.url + "/sim/config", json=changes, timeout=10).raise_for_status()
+    HTTP.post(engine.url + "/sim/config", json=changes).raise_for_status()
 
 
 def engine_stats(engine: Any) -> dict[str, int]:
-    return httpx.get(engine.url + "/sim/stats", timeout=10).json()
+    return HTTP.get(engine.url + "/sim/stats").json()
+
+
+def engine_records(engine: Any) -> list[dict[str, Any]]:
+    """The requests the engine received, in order, its /v1/models probes left out."""
+    records = HTTP.get(engine.url + "/sim/requests").json()
+    return [r for r in records if r["path"] != "/v1/models"]
+
+
+def forwarded(engine: Any) -> dict[str, Any]:
+    """The body of the last request the engine received."""
+    return engine_records(engine)[-1]["body"]
+
+
+def labels_seen(engine: Any) -> list[str]:
+    """The first message of each request the engine received, in order."""
+    return [r["body"]["messages"][0]["content"] for r in engine_records(engine)]
 
 
 def waiting(gateway: Any) -> int:
@@ -57,19 +80,36 @@ def inflight(gateway: Any, backend: str) -> int:
     return gateway.runtime.slots[backend].inflight
 
 
-def open_raw(gateway: Any, key: str, label: str = "raw") -> socket.socket:
+def wait_idle(gateway: Any, *backends: str) -> None:
+    """Every slot of these backends freed and nobody waiting (a release may trail the response)."""
+    for name in backends:
+        wait_until(lambda name=name: inflight(gateway, name) == 0, f"{name} has no inflight")
+    wait_until(lambda: waiting(gateway) == 0, "nobody waits")
+
+
+def hold_the_slot(
+    pool: ThreadPoolExecutor, gateway: Any, engine: Any, key: str, *, backend: str = "solo"
+) -> Future[httpx.Response]:
+    """Start a request that takes the only slot of `backend` and sits in the gated engine."""
+    future = pool.submit(chat, gateway, key, "blocker")
+    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
+    assert inflight(gateway, backend) == 1
+    return future
+
+
+def open_raw(gateway: Any, key: str, label: str = "raw", **body: Any) -> socket.socket:
     """Send a chat request on a bare socket and leave it unread; closing it is a disconnect."""
     url = urlsplit(gateway.url)
-    body = json.dumps(
-        {"model": "sim-small", "messages": [{"role": "user", "content": label}]}
+    payload = json.dumps(
+        {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
     ).encode()
     sock = socket.create_connection((url.hostname, url.port), timeout=10)
     head = (
         f"POST /v1/chat/completions HTTP/1.1\r\nHost: {url.netloc}\r\n"
         f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n"
     )
-    sock.sendall(head.encode() + body)
+    sock.sendall(head.encode() + payload)
     return sock
 
 
@@ -83,7 +123,7 @@ def key_for(username: str, group_priority: str | None = None, **token: Any) -> s
 
 def scrape(gateway: Any) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     """GET /metrics on the live server, as {(sample name, labels): value}."""
-    response = httpx.get(gateway.url + "/metrics", timeout=10)
+    response = HTTP.get(gateway.url + "/metrics")
     assert response.status_code == 200, response.text
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value
@@ -101,3 +141,36 @@ def sample(
         present = sorted({n for n, _ in scraped if n.startswith(name)})
         raise AssertionError(f"no sample {name}{labels}; present: {present}")
     return scraped[key]
+
+
+class DiesMidStream:
+    """An engine that starts an event stream, sends one event and drops the socket, every time."""
+
+    EVENT = b'data: {"choices":[{"delta":{"content":"tok0 "}}]}\n\n'
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, name="dies-mid-stream", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+                + f"{len(self.EVENT):x}\r\n".encode()
+                + self.EVENT
+                + b"\r\n"
+            )
+            time.sleep(0.05)
+            conn.close()  # no terminating chunk: the stream is cut short
+
+    def close(self) -> None:
+        self.sock.close()

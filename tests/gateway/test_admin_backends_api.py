@@ -6,7 +6,6 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 from django.forms.models import model_to_dict
@@ -20,7 +19,7 @@ from gateway.crypto import decrypt
 from gateway.models import Backend, Pool
 from tests.accounts.errors import CSRF_MISSING, NOT_ADMIN, NOT_SIGNED_IN, envelope
 from tests.factories import make_group, make_token_with_secret, make_user
-from tests.gateway.drive import wait_until, waiting
+from tests.gateway.drive import chat, wait_until, waiting
 
 BACKENDS = "/api/v0/admin/backends"
 POOLS = "/api/v0/admin/pools"
@@ -524,15 +523,6 @@ def test_a_session_write_needs_the_csrf_token(carol: Any, login: Any, gpu1: Back
 
 
 # ----- applying to a running gateway ---------------------------------------------------------
-
-
-def chat(gateway: Any, key: str) -> httpx.Response:
-    return httpx.post(
-        gateway.v1 + "/chat/completions",
-        json={"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]},
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=30,
-    )
 
 
 def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(

@@ -7,22 +7,13 @@ import pytest
 
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
+from tests.gateway.drive import chat
 
 
 @pytest.fixture
 def alice_key(transactional_db: None) -> str:
     alice = make_user("alice")
     return make_token_with_secret(alice, name="laptop")[1]
-
-
-def chat(gateway, key: str, **body):  # type: ignore[no-untyped-def]
-    payload = {"model": "sim-small", "messages": [{"role": "user", "content": "hi there"}], **body}
-    return httpx.post(
-        gateway.v1 + "/chat/completions",
-        json=payload,
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=10,
-    )
 
 
 def test_a_chat_completion_comes_back_from_the_engine(gateway, sim, alice_key):

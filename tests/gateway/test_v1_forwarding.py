@@ -11,8 +11,6 @@ import asyncio
 import re
 import socket
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,50 +20,19 @@ import pytest
 from aiplane.catalog import settings_update
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-
-# One client for the module: building one per request (its TLS context) costs more than the call.
-# No keep-alive, so no connection outlives the servers of the test that opened it.
-HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
+from tests.gateway.drive import (
+    HTTP,
+    DiesMidStream,
+    chat,
+    configure,
+    engine_records,
+    engine_stats,
+    forwarded,
+    labels_seen,
+    wait_until,
+)
 
 VLLM_STYLE = {"mode": "custom", "mapping": {"field": "priority", "low": 1, "medium": 0, "high": -1}}
-
-
-def chat(gateway: Any, key: str, label: str = "hi", **body: Any) -> httpx.Response:
-    payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    return HTTP.post(
-        gateway.v1 + "/chat/completions",
-        json=payload,
-        headers={"Authorization": f"Bearer {key}"},
-    )
-
-
-def engine_records(server: Any) -> list[dict[str, Any]]:
-    return [r for r in HTTP.get(server.url + "/sim/requests").json() if r["path"] != "/v1/models"]
-
-
-def engine_stats(server: Any) -> dict[str, int]:
-    return HTTP.get(server.url + "/sim/stats").json()
-
-
-def configure(server: Any, **changes: Any) -> None:
-    HTTP.post(server.url + "/sim/config", json=changes).raise_for_status()
-
-
-def forwarded(server: Any) -> dict[str, Any]:
-    """The body of the last request the engine received."""
-    return engine_records(server)[-1]["body"]
-
-
-def labels_seen(server: Any) -> list[str]:
-    return [r["body"]["messages"][0]["content"] for r in engine_records(server)]
-
-
-def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.005)
 
 
 class HeldFailure:
@@ -549,38 +516,6 @@ def test_the_official_openai_client_works_for_every_endpoint(gateway, make_sim, 
     with pytest.raises(NotFoundError) as caught:
         client.chat.completions.create(model="nope", messages=messages)
     assert caught.value.code == "model_not_found"
-
-
-class DiesMidStream:
-    """A one-shot engine that starts an event stream, sends one event and drops the socket."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            conn.recv(65536)
-            event = b'data: {"choices":[{"delta":{"content":"tok0 "}}]}\n\n'
-            conn.sendall(
-                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                b"transfer-encoding: chunked\r\n\r\n"
-                + f"{len(event):x}\r\n".encode()
-                + event
-                + b"\r\n"
-            )
-            time.sleep(0.05)
-            conn.close()  # no terminating chunk: the stream is cut short
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 def test_a_stream_cut_short_upstream_ends_with_an_error_event_and_frees_the_slot(gateway, key):

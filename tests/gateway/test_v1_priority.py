@@ -8,25 +8,27 @@ engine records requests in the order the gateway dispatched them, which is the a
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
-import httpx
 import pytest
 
 from aiplane.catalog import settings_update
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
+from tests.gateway.drive import (
+    chat,
+    configure,
+    engine_records,
+    engine_stats,
+    key_for,
+    labels_seen,
+    wait_until,
+)
 
 # The engine learns the class through a custom mapping; these values say which class ran.
 MAPPING = {"mode": "custom", "mapping": {"field": "priority", "low": 1, "medium": 0, "high": -1}}
 CLASS_OF_VALUE = {1: "low", 0: "medium", -1: "high"}
-
-# One client for the module: building one per request (its TLS context) costs more than the call.
-# No keep-alive, so no connection outlives the servers of the test that opened it.
-HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 class Call(NamedTuple):
@@ -35,39 +37,8 @@ class Call(NamedTuple):
     headers: dict[str, str] = {}  # never mutated: a NamedTuple default
 
 
-def chat(
-    gateway: Any, key: str, label: str = "hi", *, headers: dict[str, str] | None = None, **body: Any
-) -> httpx.Response:
-    payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    return HTTP.post(
-        gateway.v1 + "/chat/completions",
-        json=payload,
-        headers={"Authorization": f"Bearer {key}", **(headers or {})},
-    )
-
-
-def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.005)
-
-
-def engine_records(server: Any) -> list[dict[str, Any]]:
-    return [r for r in HTTP.get(server.url + "/sim/requests").json() if r["path"] != "/v1/models"]
-
-
-def engine_stats(server: Any) -> dict[str, int]:
-    return HTTP.get(server.url + "/sim/stats").json()
-
-
-def labels_seen(server: Any) -> list[str]:
-    return [r["body"]["messages"][0]["content"] for r in engine_records(server)]
-
-
 def open_gate(server: Any) -> None:
-    HTTP.post(server.url + "/sim/config", json={"slots": 1}).raise_for_status()
+    configure(server, slots=1)
 
 
 def run_in_line(gateway: Any, engine: Any, blocker: str, calls: list[Call]) -> list[str]:
@@ -92,14 +63,6 @@ def run_in_line(gateway: Any, engine: Any, blocker: str, calls: list[Call]) -> l
 
 def class_of_last_request(server: Any) -> str:
     return CLASS_OF_VALUE[engine_records(server)[-1]["body"]["priority"]]
-
-
-def key_for(username: str, group_priority: str | None, **token: Any) -> str:
-    """A user in a group of the given priority (none: the system default), and a token."""
-    user = make_user(username)
-    if group_priority is not None:
-        make_group(f"{username}-{group_priority}", priority=group_priority, members=[user])
-    return make_token_with_secret(user, name=f"{username}-token", **token)[1]
 
 
 @pytest.fixture

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import json
 import socket
-import time
-from collections.abc import Callable
 
 import pytest
 
 from gateway import asgi
 from tests.factories import make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-
-
-def _wait_until(predicate: Callable[[], bool], what: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.05)
+from tests.gateway.drive import wait_until
 
 
 def test_a_client_that_stops_reading_its_stream_gives_the_slot_back(
@@ -42,9 +34,9 @@ def test_a_client_that_stops_reading_its_stream_gives_the_slot_back(
             + body
         )
         slot = gateway.runtime.slots["big"]
-        _wait_until(lambda: slot.inflight == 1, "the stream holds the slot", 10)
+        wait_until(lambda: slot.inflight == 1, "the stream holds the slot", 10)
         # The client never reads: once the gateway's sends stay blocked, the slot comes back
         # while the client's socket is still open.
-        _wait_until(lambda: slot.inflight == 0, "the stalled stream gives its slot back", 30)
+        wait_until(lambda: slot.inflight == 0, "the stalled stream gives its slot back", 30)
     finally:
         sock.close()

@@ -10,12 +10,21 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-from tests.gateway.drive import chat, configure, engine_stats, inflight, wait_until, waiting
+from tests.gateway.drive import (
+    chat,
+    configure,
+    engine_stats,
+    hold_the_slot,
+    inflight,
+    labels_seen,
+    wait_idle,
+    wait_until,
+    waiting,
+)
 
 
 @pytest.fixture
@@ -35,26 +44,6 @@ def gated(make_sim: Any, alice_key: str) -> Any:
         "solo", engine.url, pool="research-only", allowed_groups=["research"], max_inflight=1
     )
     return engine
-
-
-def hold_the_slot(pool: ThreadPoolExecutor, gateway: Any, engine: Any, key: str) -> Any:
-    """Start a request that takes the only slot and sits in the gated engine."""
-    future = pool.submit(chat, gateway, key, "blocker")
-    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
-    assert inflight(gateway, "solo") == 1
-    return future
-
-
-def labels_seen(engine: Any) -> list[str]:
-    """The first message of each completion request the engine received, in order."""
-    records = httpx.get(engine.url + "/sim/requests", timeout=10).json()
-    return [r["body"]["messages"][0]["content"] for r in records if r["path"] != "/v1/models"]
-
-
-def wait_idle(gateway: Any, *names: str) -> None:
-    """Every slot of these backends freed and nobody waiting (a release may trail the response)."""
-    wait_until(lambda: all(inflight(gateway, n) == 0 for n in names), "the slots are freed")
-    wait_until(lambda: waiting(gateway) == 0, "nobody waits")
 
 
 def test_a_request_waiting_when_its_access_is_revoked_is_answered_at_once(

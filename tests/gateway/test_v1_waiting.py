@@ -7,72 +7,27 @@ Disconnects use a raw socket: closing it is exactly what a client that goes away
 
 from __future__ import annotations
 
-import json
 import socket
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
 import pytest
 
 from aiplane.catalog import settings_update
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-
-# One client for the module: building one per request (its TLS context) costs more than the call.
-# No keep-alive, so no connection outlives the servers of the test that opened it.
-HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
-
-
-def chat(gateway: Any, key: str, label: str = "hi", **body: Any) -> httpx.Response:
-    payload = {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    return HTTP.post(
-        gateway.v1 + "/chat/completions",
-        json=payload,
-        headers={"Authorization": f"Bearer {key}"},
-    )
-
-
-def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting until {what}")
-        time.sleep(0.005)
-
-
-def engine_records(server: Any) -> list[dict[str, Any]]:
-    return [r for r in HTTP.get(server.url + "/sim/requests").json() if r["path"] != "/v1/models"]
-
-
-def labels_seen(server: Any) -> list[str]:
-    return [r["body"]["messages"][0]["content"] for r in engine_records(server)]
-
-
-def engine_stats(server: Any) -> dict[str, int]:
-    return HTTP.get(server.url + "/sim/stats").json()
-
-
-def configure(server: Any, **changes: Any) -> None:
-    HTTP.post(server.url + "/sim/config", json=changes).raise_for_status()
-
-
-def open_raw(gateway: Any, key: str, label: str, **body: Any) -> socket.socket:
-    """Send a chat request on a bare socket and return it unread; close it to disconnect."""
-    payload = json.dumps(
-        {"model": "sim-small", "messages": [{"role": "user", "content": label}], **body}
-    ).encode()
-    port = int(gateway.url.rsplit(":", 1)[1])
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    head = (
-        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(payload)}\r\n\r\n"
-    ).encode()
-    sock.sendall(head + payload)
-    return sock
+from tests.gateway.drive import (
+    HTTP,
+    chat,
+    configure,
+    engine_records,
+    engine_stats,
+    hold_the_slot,
+    labels_seen,
+    open_raw,
+    wait_idle,
+    wait_until,
+)
 
 
 def read_until(sock: socket.socket, marker: bytes) -> bytes:
@@ -89,13 +44,6 @@ def slot(gateway: Any, name: str) -> Any:
     return gateway.runtime.slots[name]
 
 
-def wait_idle(gateway: Any, *names: str) -> None:
-    """Every slot of these backends freed and nobody waiting (a release may trail the response)."""
-    for name in names:
-        wait_until(lambda name=name: slot(gateway, name).inflight == 0, f"{name} has no inflight")
-    wait_until(lambda: gateway.runtime.queue.waiting == 0, "nobody waits")
-
-
 @pytest.fixture
 def key(transactional_db: None) -> str:
     alice = make_user("alice")
@@ -108,14 +56,6 @@ def gated(make_sim: Any) -> Any:
     engine = make_sim(slots=0, tokens=3, token_delay=0.005)
     add_backend("solo", engine.url, max_inflight=1)
     return engine
-
-
-def hold_the_slot(pool: ThreadPoolExecutor, gateway: Any, engine: Any, key: str) -> Any:
-    """Start a request that takes the only slot and sits in the gated engine."""
-    future = pool.submit(chat, gateway, key, "blocker")
-    wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
-    assert slot(gateway, "solo").inflight == 1
-    return future
 
 
 # ----- deadlines ----------------------------------------------------------------------------
