@@ -19,6 +19,7 @@ import {
   intOrRaw,
   liveModeText,
   markInvalid,
+  resetEditor,
   splitList,
   tOr,
   yesNo,
@@ -357,9 +358,7 @@ function parseAliases(text) {
 
 function openBackendEditor(backend) {
   editingBackend = backend;
-  backendForm.reset();
-  clearMessage(backendAlert);
-  clearInvalid(backendForm);
+  resetEditor(backendForm, backendAlert);
   $("backend-editor-title").textContent = backend ? t("backend-edit-title", { name: backend.name }) : t("backend-new-title");
   $("backend-name").value = backend ? backend.name : "";
   $("backend-name").readOnly = Boolean(backend);
@@ -521,9 +520,7 @@ function updateStrategyHint() {
 
 function openPoolEditor(pool) {
   editingPool = pool;
-  poolForm.reset();
-  clearMessage(poolAlert);
-  clearInvalid(poolForm);
+  resetEditor(poolForm, poolAlert);
   $("pool-editor-title").textContent = pool ? t("pool-edit-title", { name: pool.name }) : t("pool-new-title");
   $("pool-name").value = pool ? pool.name : "";
   $("pool-name").readOnly = Boolean(pool);

@@ -15,6 +15,7 @@ import {
   fillCheckList,
   fillPrioritySelect,
   markInvalid,
+  resetEditor,
   priorityValue,
 } from "./widgets.js";
 
@@ -118,9 +119,7 @@ let editing = null; // the group being edited, null when creating
 
 function openEditor(group) {
   editing = group;
-  form.reset();
-  clearMessage(alert);
-  clearInvalid(form);
+  resetEditor(form, alert);
   $("group-dialog-title").textContent = group ? t("group-edit-title", { name: group.name }) : t("group-new-title");
   $("group-name").value = group ? group.name : "";
   $("group-name").readOnly = Boolean(group);

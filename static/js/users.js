@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
-import { $, actionsCell, badge, cell, clearInvalid, confirmAction, describeError, markInvalid } from "./widgets.js";
+import { $, actionsCell, badge, cell, clearInvalid, confirmAction, describeError, markInvalid, resetEditor } from "./widgets.js";
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
@@ -70,9 +70,7 @@ let editing = null;
 
 function openEditor(user) {
   editing = user;
-  form.reset();
-  clearMessage(alert);
-  clearInvalid(form);
+  resetEditor(form, alert);
   $("user-dialog-title").textContent = user ? t("user-edit-title", { name: user.username }) : t("user-new-title");
   $("user-username-field").hidden = Boolean(user);
   $("user-username").value = user ? user.username : "";

@@ -1,7 +1,7 @@
 // Building blocks shared by the administration pages and the playground: priority selects, form
 // fields, responsive table cells, the confirmation dialog and small value formatters.
 import { has, lang, t } from "./i18n.js";
-import { h } from "./ui.js";
+import { clearMessage, h } from "./ui.js";
 
 export const LEVELS = ["low", "medium", "high"];
 export const INHERIT = ""; // the <select> value for null, "inherit"
@@ -134,6 +134,13 @@ export function markInvalid(control, alertId) {
 
 export function clearInvalid(root) {
   for (const control of root.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
+}
+
+// An editor opened again starts clean: empty fields, no earlier error, nothing marked invalid.
+export function resetEditor(form, alertRegion) {
+  form.reset();
+  clearMessage(alertRegion);
+  clearInvalid(form);
 }
 
 // The page's shared confirmation dialog (templates/partials/confirm.html).
