@@ -40,7 +40,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)
-	$(PY) bench/overhead.py
+	$(PY) bench/overhead.py --observability both
 
 clean:
 	rm -rf $(VENV) *.egg-info var

@@ -61,9 +61,7 @@ def token_create(
 
 
 @transaction.atomic
-def token_priority_set(
-    *, token: ApiToken, actor: User, priority: Priority | None
-) -> ApiToken:
+def token_priority_set(*, token: ApiToken, actor: User, priority: Priority | None) -> ApiToken:
     """The owner's own change, checked against their ceiling on every save."""
     _check_ceiling(owner=actor, priority=priority)
     token.priority = priority
@@ -76,9 +74,7 @@ def token_priority_set(
 
 
 @transaction.atomic
-def token_priority_override(
-    *, token: ApiToken, admin: User, priority: Priority | None
-) -> ApiToken:
+def token_priority_override(*, token: ApiToken, admin: User, priority: Priority | None) -> ApiToken:
     """An administrator's unrestricted change (the caller checked the rights)."""
     token.priority = priority
     token.priority_set_by = admin

@@ -135,16 +135,46 @@ def observability_enabled() -> bool:
     return os.environ.get("AIPLANE_OBSERVABILITY", "on").lower() not in {"off", "0", "false"}
 
 
+def activity_writer() -> Callable[[list[activity.Entry]], None] | None:
+    """Where activity records go: a child process unless told otherwise or impossible.
+
+    AIPLANE_ACTIVITY_WRITER=process (the default) stores them from `gateway.activity_writer`'s
+    child process, =thread from this process's database thread (what an in-memory SQLite
+    database needs); AIPLANE_OBSERVABILITY=off drops them.
+    """
+    import os
+
+    from gateway.activity_writer import ProcessWriter, in_process_only
+
+    if not observability_enabled():
+        return None
+    mode = os.environ.get("AIPLANE_ACTIVITY_WRITER", "process").lower()
+    if mode not in {"process", "thread"}:
+        raise ValueError(f"AIPLANE_ACTIVITY_WRITER must be process or thread, not {mode!r}")
+    if mode == "thread" or in_process_only(connections["default"].settings_dict):
+        return _write_activity
+    return ProcessWriter()
+
+
 def build_runtime() -> tuple[Runtime, activity.Recorder]:
     db = DatabaseThread()
-    recorder = activity.Recorder(_write_activity if observability_enabled() else None, db)
+    writer = activity_writer()
+    recorder = activity.Recorder(writer, db)
+
+    async def stop() -> None:
+        # The recorder's last flush has run by now (jobs stop first): let the child finish.
+        close = getattr(writer, "close", None)
+        if close is not None:
+            await db(close)
+        await db.close()
+
     runtime = Runtime(
         load_topology=load_topology,
         load_settings=all_settings,
         save_discovery=save_discovery,
         jobs=[recorder.run, partial(_flush_usage_loop, db), partial(_prune_activity_loop, db)],
         run_db=db,
-        on_stop=db.close,
+        on_stop=stop,
     )
     _listen_for_settings()
     return runtime, recorder

@@ -431,9 +431,7 @@ class AdmissionQueue:
             for other in fallbacks:
                 self._dispatch_slot(other)
 
-    def reroute(
-        self, resolve: Callable[[Hashable], Route | None], *, rekey: bool = False
-    ) -> None:
+    def reroute(self, resolve: Callable[[Hashable], Route | None], *, rekey: bool = False) -> None:
         """Move each waiting request onto its route's new definition (after a topology change).
 
         A route that no longer resolves (model gone, access revoked) fails its waiters.

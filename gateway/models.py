@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import models
 
 STRATEGIES = ("least_inflight", "round_robin", "prefix_affinity")
-ROWS_PER_INSERT = 500
 
 
-def _max_params(connection: Any) -> int:
-    """How many parameters one statement may bind (SQLite's limit depends on its build)."""
-    if connection.vendor == "sqlite":
-        import sqlite3
-
-        connection.ensure_connection()
-        return int(connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
-    return 65_535  # PostgreSQL's wire protocol bound
 KINDS = ("chat", "embedding")
 
 
@@ -97,58 +86,9 @@ class ActivityRecord(models.Model):
 
     @classmethod
     def write_batch(cls, entries: list) -> None:
-        """Insert a batch from the gateway's recorder: multi-row INSERTs on the driver's cursor.
+        """Insert a batch from the gateway's recorder (see `gateway.activity.insert`)."""
+        from django.db import connection
 
-        This runs at the gateway's full request rate on a shared two-core budget, so it skips
-        the ORM: model instances, per-value field preparation and the placeholder rewriting
-        cost several times the insert itself.
-        """
-        from datetime import UTC, datetime
+        from gateway.activity import insert
 
-        from django.db import connection, transaction
-
-        from gateway.admission import CLASS_NAMES
-
-        names = CLASS_NAMES
-        if connection.vendor == "sqlite":
-            # Django keeps SQLite times as naive UTC text; isoformat is C, field prep is not.
-            def when(t: float) -> object:
-                return datetime.fromtimestamp(t, tz=UTC).replace(tzinfo=None).isoformat(" ")
-
-            mark = "?"
-        else:
-
-            def when(t: float) -> object:
-                return datetime.fromtimestamp(t, tz=UTC)
-
-            mark = "%s"
-        rows = [
-            (
-                when(e.started), e.token_id, e.token_name or "", e.user_id, e.username,
-                e.model[:200], e.path, e.backend, names[e.cls], e.hint[:200], e.score,
-                e.queue_ms, e.first_byte_ms, e.outcome or "unknown", e.status, e.duration_ms,
-            )
-            for e in entries
-        ]  # fmt: skip
-        columns = (
-            "at", "token_id", "token_name", "user_id", "username", "model", "path", "backend",
-            "priority_class", "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status",
-            "duration_ms",
-        )  # fmt: skip
-        table = connection.ops.quote_name(cls._meta.db_table)
-        marks = "(" + ", ".join([mark] * len(columns)) + ")"
-        head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "  # noqa: S608
-        # One multi-row statement per chunk, not executemany: the driver gives the GIL back and
-        # takes it again around every statement, and each of those handoffs stalls the event
-        # loop thread (up to the 5 ms switch interval) while it serves requests.
-        with transaction.atomic():
-            connection.ensure_connection()
-            cursor = connection.connection.cursor()
-            try:
-                per_insert = min(ROWS_PER_INSERT, _max_params(connection) // len(columns))
-                for start in range(0, len(rows), per_insert):
-                    chunk = rows[start : start + per_insert]
-                    params = [value for row in chunk for value in row]
-                    cursor.execute(head + ", ".join([marks] * len(chunk)), params)
-            finally:
-                cursor.close()
+        insert(connection, cls._meta.db_table, entries)
