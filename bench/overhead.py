@@ -251,6 +251,24 @@ def throughput(port: int, body: dict, headers: dict, conc: int, seconds: float) 
     return load(port, body, headers, conc, seconds).rps
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children (the activity writer), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{current}/task/{current}/children") as f:
+                pending += [int(c) for c in f.read().split()]
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def activity_rows(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT COUNT(*) FROM gateway_activityrecord").fetchone()[0]
@@ -305,6 +323,7 @@ def main() -> int:
     ports = {mode: free_port() for mode in modes}
     samples: dict[str, list[float]] = {m: [] for m in modes}
     recorded = served = 0
+    cpu_per_request: dict[str, list[float]] = {m: [] for m in modes}
     with contextlib.ExitStack() as running:
         running.enter_context(process(sim_cmd, env))
         wait_ready(sim_port, "/health")
@@ -345,8 +364,11 @@ def main() -> int:
             rows_before = activity_rows(tmp / "db")
             for i in range(args.pairs):
                 for mode in modes if i % 2 == 0 else modes[::-1]:
+                    cpu = cpu_seconds(gateways[mode].pid)
                     run = load(ports[mode], CHAT, auth, 64, args.pair_seconds)
+                    cpu = cpu_seconds(gateways[mode].pid) - cpu
                     samples[mode].append(run.rps)
+                    cpu_per_request[mode].append(cpu / run.served)
                     if mode == "on":
                         served += run.served
             for mode in modes:
@@ -380,6 +402,16 @@ def main() -> int:
         cost = statistics.median(costs)
         print(f"  observability cost per pair          {' '.join(f'{c:.3f}' for c in costs)}")
         print(f"  observability cost (median of pairs) {cost:.3f}")
+        # Steadier than throughput on a shared machine: the gateway's CPU (and its activity
+        # writer's) per request served, with and without observability.
+        cpu = [c_on / c_off - 1 for c_on, c_off in zip(*cpu_per_request.values(), strict=True)]
+        print(f"  CPU per request on/off - 1 per pair  {' '.join(f'{c:.3f}' for c in cpu)}")
+        print(f"  CPU per request on/off - 1 (median)  {statistics.median(cpu):.3f}")
+        print(
+            "  CPU per request on / off (µs)        "
+            f"{statistics.median(cpu_per_request['on']) * 1e6:.0f} / "
+            f"{statistics.median(cpu_per_request['off']) * 1e6:.0f}"
+        )
         print(f"  activity records / requests served   {recorded} / {served}")
         checks.append(("activity + metrics cost < 10% at c64", cost < 0.10))
         checks.append(("every request served left an activity record", recorded >= served))

@@ -209,9 +209,9 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
     outbox.flush()
     while (payload := _read_frame(inbox)) is not None:
         try:
-            entries = [Entry(*row) for row in marshal.loads(payload)]  # noqa: S302 - parent's
-            insert(connection, table, entries)
-            answer = f"ok {len(entries)}\n"
+            rows = marshal.loads(payload)  # noqa: S302 - the parent's own bytes
+            insert(connection, table, rows)
+            answer = f"ok {len(rows)}\n"
         except Exception as err:  # the parent keeps the batch and retries
             log.exception("could not store activity records")
             connection.close()  # a broken connection is reopened for the next batch

@@ -91,4 +91,4 @@ class ActivityRecord(models.Model):
 
         from gateway.activity import insert
 
-        insert(connection, cls._meta.db_table, entries)
+        insert(connection, cls._meta.db_table, [e.row() for e in entries])

@@ -26,7 +26,7 @@ T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC).timestamp()
 def entries(*usernames: str) -> list[Entry]:
     return [
         Entry(
-            started=T0 + n, token_id=7, token_name="ci", user_id=3, username=name,
+            started=T0 + n * 1.25, token_id=7, token_name="ci", user_id=3, username=name,
             model="sim-small", cls=n % 3, hint="batch", path="/v1/chat/completions",
             backend="gpu1", score=1.5, queue_ms=12.5, first_byte_ms=40.0, outcome="waited",
             status=200, duration_ms=80.25,
@@ -71,10 +71,16 @@ def test_a_batch_is_in_the_database_when_the_writer_returns(writer: ProcessWrite
         row.backend, row.priority_class, row.hint, row.score, row.queue_ms, row.first_byte_ms,
         row.outcome, row.status, row.duration_ms,
     ) == (
-        T0 + 1, 7, "ci", 3, "sim-small", "/v1/chat/completions", "gpu1", "medium", "batch",
+        T0 + 1.25, 7, "ci", 3, "sim-small", "/v1/chat/completions", "gpu1", "medium", "batch",
         1.5, 12.5, 40.0, "waited", 200, 80.25,
     )  # fmt: skip
     assert writer.pid is not None and writer.pid != os.getpid()
+    # Stored the way Django stores times, so its filters and ordering agree.
+    since = datetime.fromtimestamp(T0 + 1.25, tz=UTC)
+    assert list(ActivityRecord.objects.filter(at__gte=since).values_list("username", flat=True))[
+        ::-1
+    ] == ["bea", "cid"]
+    assert ActivityRecord.objects.filter(at=since).get().username == "bea"
 
 
 def test_the_writer_runs_in_a_process_of_its_own_that_is_started_once(
