@@ -20,6 +20,7 @@ from django.db import connections
 from accounts.caller import CallerContext, caller_for_token, caller_for_user, flush_token_usage
 from aiplane.catalog import all_settings, on_settings_changed
 from gateway import activity
+from gateway.activity_writer import ProcessWriter
 from gateway.asgi import GatewayApp
 from gateway.runtime import Runtime
 from gateway.topology import load_topology, save_discovery
@@ -98,10 +99,10 @@ async def caller_for_session(session_key: str) -> CallerContext | None:
     return None if user_id is None else await caller_for_user(user_id)
 
 
-def _write_activity(entries: list[activity.Entry]) -> None:
+def _write_activity(rows: list[activity.Row]) -> None:
     from gateway.models import ActivityRecord
 
-    ActivityRecord.write_batch(entries)
+    ActivityRecord.write_batch(rows)
 
 
 async def _flush_usage_loop(db: DatabaseThread) -> None:
@@ -129,13 +130,14 @@ async def _prune_activity_loop(db: DatabaseThread) -> None:
 
 
 def observability_enabled() -> bool:
-    """AIPLANE_OBSERVABILITY=off drops activity records (for measuring their cost)."""
+    """AIPLANE_OBSERVABILITY=off drops activity records and queue metrics (to measure their
+    cost; the live queue view then sees no changes either)."""
     import os
 
     return os.environ.get("AIPLANE_OBSERVABILITY", "on").lower() not in {"off", "0", "false"}
 
 
-def activity_writer() -> Callable[[list[activity.Entry]], None] | None:
+def activity_writer(db: DatabaseThread) -> activity.Writer | None:
     """Where activity records go: a child process unless told otherwise or impossible.
 
     AIPLANE_ACTIVITY_WRITER=process (the default) stores them from `gateway.activity_writer`'s
@@ -144,7 +146,7 @@ def activity_writer() -> Callable[[list[activity.Entry]], None] | None:
     """
     import os
 
-    from gateway.activity_writer import ProcessWriter, in_process_only
+    from gateway.activity_writer import in_process_only
 
     if not observability_enabled():
         return None
@@ -152,20 +154,19 @@ def activity_writer() -> Callable[[list[activity.Entry]], None] | None:
     if mode not in {"process", "thread"}:
         raise ValueError(f"AIPLANE_ACTIVITY_WRITER must be process or thread, not {mode!r}")
     if mode == "thread" or in_process_only(connections["default"].settings_dict):
-        return _write_activity
+        return partial(db, _write_activity)
     return ProcessWriter()
 
 
 def build_runtime() -> tuple[Runtime, activity.Recorder]:
     db = DatabaseThread()
-    writer = activity_writer()
-    recorder = activity.Recorder(writer, db)
+    writer = activity_writer(db)
+    recorder = activity.Recorder(writer)
 
     async def stop() -> None:
         # The recorder's last flush has run by now (jobs stop first): let the child finish.
-        close = getattr(writer, "close", None)
-        if close is not None:
-            await db(close)
+        if isinstance(writer, ProcessWriter):
+            await writer.close()
         await db.close()
 
     runtime = Runtime(
@@ -175,6 +176,7 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         jobs=[recorder.run, partial(_flush_usage_loop, db), partial(_prune_activity_loop, db)],
         run_db=db,
         on_stop=stop,
+        observe=observability_enabled(),
     )
     _listen_for_settings()
     return runtime, recorder

@@ -261,8 +261,10 @@ def cpu_seconds(pid: int) -> float:
         try:
             with open(f"/proc/{current}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{current}/task/{current}/children") as f:
-                pending += [int(c) for c in f.read().split()]
+            # A child belongs to the thread that started it: look under every thread.
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as f:
+                    pending += [int(c) for c in f.read().split()]
         except FileNotFoundError:
             continue
         total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime

@@ -17,7 +17,7 @@ from typing import Any
 log = logging.getLogger("aiplane.activity")
 
 FLUSH_EVERY = 1.0  # seconds
-BATCH = 500
+BATCH = 10_000
 MAX_BUFFER = 50_000
 
 
@@ -51,17 +51,27 @@ class Entry:
         )  # fmt: skip
 
 
-class Recorder:
-    """Collects entries in memory; `run()` flushes them to `writer` in a worker thread."""
+Row = tuple[Any, ...]  # Entry.row(): what is buffered and written
 
-    def __init__(
-        self,
-        writer: Callable[[list[Entry]], None] | None = None,
-        run_db: Callable[..., Awaitable[Any]] | None = None,
-    ) -> None:
+
+Writer = Callable[[list[Row]], Awaitable[None]]
+
+
+class Recorder:
+    """Collects entries in memory; `run()` hands them to `writer` every `FLUSH_EVERY` seconds.
+
+    The writer is a coroutine function that returns once the rows are stored (and raises when
+    they are not, so they stay buffered for the next flush): the activity writer's child process
+    (`gateway.activity_writer.ProcessWriter`), or a database thread.
+
+    The buffer holds each entry as its `row()` tuple: a tuple of plain values leaves the garbage
+    collector's books at its next pass, where a second's worth of objects would be promoted to
+    the oldest generation and walked again by every full collection.
+    """
+
+    def __init__(self, writer: Writer | None = None) -> None:
         self.writer = writer
-        self.run_db = run_db
-        self.buffer: deque[Entry] = deque(maxlen=MAX_BUFFER)
+        self.buffer: deque[Row] = deque(maxlen=MAX_BUFFER)
         self.dropped = 0
         self.written = 0
         self.listeners: list[Callable[[Entry], None]] = []
@@ -70,19 +80,19 @@ class Recorder:
         if self.writer is not None:
             if len(self.buffer) == MAX_BUFFER:
                 self.dropped += 1
-            self.buffer.append(entry)
+            self.buffer.append(entry.row())
         for listener in self.listeners:
             listener(entry)
 
     async def flush(self) -> int:
-        """Write what is buffered now, in batches, off the event loop."""
+        """Write what is buffered now, in batches of up to `BATCH` rows."""
         if self.writer is None:
             return 0
         total = 0
         while self.buffer:
             batch = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
             try:
-                await self._in_db_thread(self.writer, batch)
+                await self.writer(batch)
             except Exception:
                 log.exception("could not write %d activity records; retrying later", len(batch))
                 # Put them back in front; if that overflows the buffer, the newest unwritten
@@ -94,20 +104,13 @@ class Recorder:
         self.written += total
         return total
 
-    async def _in_db_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
-        if self.run_db is not None:
-            return await self.run_db(fn, *args)
-        from asgiref.sync import sync_to_async
-
-        return await sync_to_async(fn, thread_sensitive=False)(*args)
-
     async def run(self) -> None:
         start = getattr(self.writer, "start", None)
         if start is not None:
             # A writer with a start-up cost (the activity writer's process) pays it now, not
             # in the middle of the first busy second.
             try:
-                await self._in_db_thread(start)
+                await start()
             except Exception:
                 log.exception("activity writer did not start; the first flush tries again")
         try:

@@ -85,10 +85,10 @@ class ActivityRecord(models.Model):
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username} {self.model} {self.outcome}"
 
     @classmethod
-    def write_batch(cls, entries: list) -> None:
+    def write_batch(cls, rows: list) -> None:
         """Insert a batch from the gateway's recorder (see `gateway.activity.insert`)."""
         from django.db import connection
 
         from gateway.activity import insert
 
-        insert(connection, cls._meta.db_table, [e.row() for e in entries])
+        insert(connection, cls._meta.db_table, rows)

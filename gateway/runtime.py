@@ -81,6 +81,7 @@ class Runtime:
         run_db: Callable[..., Awaitable[Any]] | None = None,
         on_stop: Callable[[], Awaitable[None]] | None = None,
         background: bool = True,
+        observe: bool = True,
     ) -> None:
         self._load_topology = load_topology
         self._load_settings = load_settings
@@ -94,7 +95,8 @@ class Runtime:
         self.slots: dict[str, Slot] = {}
         self.metrics = QueueMetrics()
         self.metrics.on_change = self._wake_watchers
-        self.queue = AdmissionQueue(observer=self.metrics)
+        # observe=False leaves the queue without metrics (to measure what they cost).
+        self.queue = AdmissionQueue(observer=self.metrics if observe else None)
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -252,10 +253,10 @@ def test_a_stuck_database_write_never_holds_up_a_request(solo: Any) -> None:
     recorder = solo.app.gateway.recorder
     write, entered, release = recorder.writer, threading.Event(), threading.Event()
 
-    def stuck_writer(entries: list[Any]) -> None:
+    async def stuck_writer(rows: list[Any]) -> None:
         entered.set()
-        release.wait(10)
-        write(entries)
+        await asyncio.to_thread(release.wait, 10)
+        await write(rows)
 
     recorder.writer = stuck_writer
     key = key_for("ivy")
@@ -508,7 +509,7 @@ def test_a_large_batch_is_written_whole_in_multi_row_inserts() -> None:
         )
         for n in range(1_203)
     ]  # fmt: skip
-    ActivityRecord.write_batch(entries)
+    ActivityRecord.write_batch([e.row() for e in entries])
     assert ActivityRecord.objects.count() == 1_203
     last = ActivityRecord.objects.order_by("-at").first()
     assert last is not None

@@ -7,20 +7,24 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from gateway import activity_writer
-from gateway.activity import Entry, Recorder
+from gateway.activity import Entry, Recorder, Row
 from gateway.activity_writer import ProcessWriter, WriterUnavailable, in_process_only
 from gateway.models import ActivityRecord
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC).timestamp()
+
+
+def rows(*usernames: str) -> list[Row]:
+    return [e.row() for e in entries(*usernames)]
 
 
 def entries(*usernames: str) -> list[Entry]:
@@ -39,13 +43,27 @@ def stored() -> list[str]:
     return sorted(ActivityRecord.objects.values_list("username", flat=True))
 
 
+Run = Callable[[Awaitable[Any]], Any]
+
+
 @pytest.fixture
-def writer() -> Iterator[ProcessWriter]:
+def run() -> Iterator[Run]:
+    """Runs a coroutine on one event loop for the whole test (the writer's pipes live there);
+    between steps the test is synchronous, so it may use the ORM."""
+    loop = asyncio.new_event_loop()
+    try:
+        yield loop.run_until_complete
+    finally:
+        loop.close()
+
+
+@pytest.fixture
+def writer(run: Run) -> Iterator[ProcessWriter]:
     w = ProcessWriter()
     try:
         yield w
     finally:
-        w.close()
+        run(w.close())
 
 
 def exited(pid: int, timeout: float = 10.0) -> bool:
@@ -62,8 +80,10 @@ def exited(pid: int, timeout: float = 10.0) -> bool:
     return False
 
 
-def test_a_batch_is_in_the_database_when_the_writer_returns(writer: ProcessWriter) -> None:
-    writer(entries("ann", "bea", "cid"))
+def test_a_batch_is_in_the_database_when_the_writer_returns(
+    writer: ProcessWriter, run: Run
+) -> None:
+    run(writer(rows("ann", "bea", "cid")))
     assert stored() == ["ann", "bea", "cid"]
     row = ActivityRecord.objects.get(username="bea")
     assert (
@@ -77,66 +97,67 @@ def test_a_batch_is_in_the_database_when_the_writer_returns(writer: ProcessWrite
     assert writer.pid is not None and writer.pid != os.getpid()
     # Stored the way Django stores times, so its filters and ordering agree.
     since = datetime.fromtimestamp(T0 + 1.25, tz=UTC)
-    assert list(ActivityRecord.objects.filter(at__gte=since).values_list("username", flat=True))[
-        ::-1
-    ] == ["bea", "cid"]
+    later = ActivityRecord.objects.filter(at__gte=since).order_by("at")
+    assert list(later.values_list("username", flat=True)) == ["bea", "cid"]
     assert ActivityRecord.objects.filter(at=since).get().username == "bea"
 
 
-def test_the_writer_runs_in_a_process_of_its_own_that_is_started_once(
-    writer: ProcessWriter,
+def test_a_batch_larger_than_a_chunk_arrives_whole_in_one_answer(
+    writer: ProcessWriter, run: Run
 ) -> None:
-    writer.start()
+    names = [f"u{n:04d}" for n in range(activity_writer.CHUNK * 2 + 17)]
+    run(writer(rows(*names)))
+    assert stored() == names
+
+
+def test_the_writer_runs_in_a_process_of_its_own_that_is_started_once(
+    writer: ProcessWriter, run: Run
+) -> None:
+    run(writer.start())
     pid = writer.pid
-    writer(entries("ann"))
-    writer(entries("bea"))
+    run(writer(rows("ann")))
+    run(writer(rows("bea")))
     assert (writer.pid, writer.starts) == (pid, 1)
+    assert pid is not None and pid != os.getpid()
 
 
 def test_a_writer_that_died_is_replaced_and_the_batch_still_arrives(
-    writer: ProcessWriter,
+    writer: ProcessWriter, run: Run
 ) -> None:
-    writer.start()
+    run(writer.start())
     first = writer.pid
-    assert first is not None
     assert writer.proc is not None
     writer.proc.kill()
     writer.proc.wait(10)
-    writer(entries("ann"))
+    run(writer(rows("ann")))
     assert stored() == ["ann"]
     assert writer.starts == 2 and writer.pid != first
 
 
-def test_a_batch_the_writer_could_not_store_stays_in_the_recorder_until_it_can() -> None:
+def test_a_batch_the_writer_could_not_store_stays_in_the_recorder_until_it_can(
+    writer: ProcessWriter, run: Run
+) -> None:
     """Killed while the recorder flushes: the batch is kept, and the next flush stores it once."""
-    writer = ProcessWriter()
     recorder = Recorder(writer)
-    try:
-        writer.start()
-        pid = writer.pid
-        assert pid is not None
-        os.kill(pid, signal.SIGKILL)  # not yet noticed: the next send meets a dead pipe
-        for e in entries("ann", "bea"):
-            recorder.add(e)
-
-        async def flush_until_empty() -> list[int]:
-            written = []
-            for _ in range(3):
-                written.append(await recorder.flush())
-                if not recorder.buffer:
-                    break
-            return written
-
-        written = asyncio.run(flush_until_empty())
-        assert sum(written) == 2 and not recorder.buffer
-        assert stored() == ["ann", "bea"]
-        assert recorder.dropped == 0
-    finally:
-        writer.close()
+    run(writer.start())
+    pid = writer.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    assert exited(pid)
+    # Not yet noticed (it died between two looks): the next send meets a closed pipe.
+    assert writer.proc is not None
+    real_poll, unnoticed = writer.proc.poll, iter([None])
+    writer.proc.poll = lambda: next(unnoticed, real_poll())  # type: ignore[method-assign]
+    for e in entries("ann", "bea"):
+        recorder.add(e)
+    written = [run(recorder.flush()) for _ in range(2)]
+    assert written == [0, 2] and not recorder.buffer
+    assert stored() == ["ann", "bea"]
+    assert recorder.dropped == 0 and writer.starts == 2
 
 
 def test_a_refused_batch_raises_so_the_recorder_keeps_it(
-    writer: ProcessWriter, monkeypatch: pytest.MonkeyPatch
+    writer: ProcessWriter, run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = activity_writer.handshake
 
@@ -145,34 +166,34 @@ def test_a_refused_batch_raises_so_the_recorder_keeps_it(
 
     monkeypatch.setattr(activity_writer, "handshake", wrong_table)
     with pytest.raises(WriterUnavailable, match="no_such_table"):
-        writer(entries("ann"))
+        run(writer(rows("ann")))
     assert stored() == []
     recorder = Recorder(writer)
     recorder.add(entries("bea")[0])
-    assert asyncio.run(recorder.flush()) == 0
-    assert [e.username for e in recorder.buffer] == ["bea"]
+    assert run(recorder.flush()) == 0
+    assert [row[4] for row in recorder.buffer] == ["bea"]
 
 
-def test_the_writer_leaves_when_the_gateway_closes_it(writer: ProcessWriter) -> None:
-    writer(entries("ann"))
+def test_the_writer_leaves_when_the_gateway_closes_it(writer: ProcessWriter, run: Run) -> None:
+    run(writer(rows("ann")))
     pid = writer.pid
     assert pid is not None
-    writer.close()
+    run(writer.close())
     assert exited(pid)
     assert writer.pid is None
 
 
 def test_ctrl_c_or_sigterm_to_the_process_group_leaves_the_writer_running_for_the_last_flush(
-    writer: ProcessWriter,
+    writer: ProcessWriter, run: Run
 ) -> None:
     """The gateway decides when its writer stops: after it has flushed its last batch."""
-    writer.start()
+    run(writer.start())
     pid = writer.pid
     assert pid is not None
     os.kill(pid, signal.SIGINT)
     os.kill(pid, signal.SIGTERM)
     time.sleep(0.2)
-    writer(entries("ann"))
+    run(writer(rows("ann")))
     assert (writer.pid, writer.starts) == (pid, 1)
     assert stored() == ["ann"]
 
@@ -186,18 +207,22 @@ def test_an_in_memory_sqlite_database_is_written_from_the_gateway_process() -> N
 
 
 def test_the_writer_is_chosen_by_aiplane_activity_writer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from aiplane.wiring import _write_activity, activity_writer
+    from functools import partial
 
+    from aiplane.wiring import DatabaseThread, _write_activity, activity_writer
+
+    db = DatabaseThread()
     monkeypatch.delenv("AIPLANE_ACTIVITY_WRITER", raising=False)
-    assert isinstance(activity_writer(), ProcessWriter)
+    assert isinstance(activity_writer(db), ProcessWriter)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "thread")
-    assert activity_writer() is _write_activity
+    thread = activity_writer(db)
+    assert isinstance(thread, partial) and thread.args == (_write_activity,)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "carrier-pigeon")
     with pytest.raises(ValueError, match="process or thread"):
-        activity_writer()
+        activity_writer(db)
     monkeypatch.setenv("AIPLANE_OBSERVABILITY", "off")
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "process")
-    assert activity_writer() is None
+    assert activity_writer(db) is None
 
 
 def test_the_writer_does_not_outlive_a_gateway_that_was_killed(tmp_path: Any) -> None:
@@ -212,11 +237,14 @@ def test_the_writer_does_not_outlive_a_gateway_that_was_killed(tmp_path: Any) ->
             sys.executable, "-c",
             "import django, time\n"
             "django.setup()\n"
+            "import asyncio\n"
             "from gateway.activity_writer import ProcessWriter\n"
-            "w = ProcessWriter()\n"
-            "w.start()\n"
-            "print(w.pid, flush=True)\n"
-            "time.sleep(60)\n",
+            "async def main():\n"
+            "    w = ProcessWriter()\n"
+            "    await w.start()\n"
+            "    print(w.pid, flush=True)\n"
+            "    await asyncio.sleep(60)\n"
+            "asyncio.run(main())\n",
         ],
         cwd=root,
         env={
@@ -236,3 +264,18 @@ def test_the_writer_does_not_outlive_a_gateway_that_was_killed(tmp_path: Any) ->
         gateway.kill()
         gateway.wait()
     assert exited(child), "the activity writer outlived the gateway"
+
+
+def test_observability_off_leaves_neither_activity_records_nor_queue_metrics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from aiplane.wiring import build_runtime
+
+    monkeypatch.setenv("AIPLANE_OBSERVABILITY", "off")
+    runtime, recorder = build_runtime()
+    assert recorder.writer is None
+    assert runtime.queue.observer is not runtime.metrics
+    monkeypatch.setenv("AIPLANE_OBSERVABILITY", "on")
+    runtime, recorder = build_runtime()
+    assert isinstance(recorder.writer, ProcessWriter)
+    assert runtime.queue.observer is runtime.metrics
