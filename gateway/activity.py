@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -55,6 +56,12 @@ Row = tuple[Any, ...]  # Entry.row(): what is buffered and written
 
 
 Writer = Callable[[list[Row]], Awaitable[None]]
+_recorders: weakref.WeakSet[Recorder] = weakref.WeakSet()
+
+
+def recorders() -> list[Recorder]:
+    """The process's live recorders (one in production), for the metrics collector."""
+    return list(_recorders)
 
 
 class Recorder:
@@ -74,7 +81,9 @@ class Recorder:
         self.buffer: deque[Row] = deque(maxlen=MAX_BUFFER)
         self.dropped = 0
         self.written = 0
+        self.failures = 0  # flushes that could not store their batch (it stayed buffered)
         self.listeners: list[Callable[[Entry], None]] = []
+        _recorders.add(self)
 
     def add(self, entry: Entry) -> None:
         if self.writer is not None:
@@ -94,6 +103,7 @@ class Recorder:
             try:
                 await self.writer(batch)
             except Exception:
+                self.failures += 1
                 log.exception("could not write %d activity records; retrying later", len(batch))
                 # Put them back in front; if that overflows the buffer, the newest unwritten
                 # ones fall off the other end, and are counted.

@@ -152,6 +152,35 @@ class GatewayCollector(Collector):
             healthy.add_metric([bname], ok)
         yield from (depth, oldest, admissions, dispatches, reorders, waits)
         yield from (inflight, capacity, healthy)
+        yield from _activity_families()
+
+
+def _activity_families() -> Iterator[Metric]:
+    """Whether activity records keep up: written, still buffered, dropped, failed flushes."""
+    from gateway.activity import recorders
+
+    live = recorders()
+    for name, text, value in (
+        ("aiplane_activity_records_written", "Activity records stored.", "written"),
+        (
+            "aiplane_activity_records_dropped",
+            "Activity records lost because the buffer was full (the writer could not keep up).",
+            "dropped",
+        ),
+        (
+            "aiplane_activity_flush_failures",
+            "Flushes whose batch could not be stored (it stayed buffered and was retried).",
+            "failures",
+        ),
+    ):
+        family = CounterMetricFamily(name, text)
+        family.add_metric([], sum(getattr(r, value) for r in live))
+        yield family
+    buffered = GaugeMetricFamily(
+        "aiplane_activity_records_buffered", "Activity records waiting to be stored."
+    )
+    buffered.add_metric([], sum(len(r.buffer) for r in live))
+    yield buffered
 
 
 def _le(bound: float) -> str:

@@ -279,3 +279,47 @@ def test_observability_off_leaves_neither_activity_records_nor_queue_metrics(
     runtime, recorder = build_runtime()
     assert isinstance(recorder.writer, ProcessWriter)
     assert runtime.queue.observer is runtime.metrics
+
+
+def activity_metrics() -> dict[str, float]:
+    from gateway.metrics import GatewayCollector
+
+    return {
+        sample.name: sample.value
+        for family in GatewayCollector().collect()
+        if family.name.startswith("aiplane_activity_")
+        for sample in family.samples
+    }
+
+
+def test_metrics_show_whether_activity_records_keep_up(
+    writer: ProcessWriter, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = activity_metrics()
+    recorder = Recorder(writer)
+    for e in entries("ann", "bea", "cid"):
+        recorder.add(e)
+
+    def delta() -> dict[str, float]:
+        now = activity_metrics()
+        return {name: now[name] - before[name] for name in now}
+
+    assert delta() == {
+        "aiplane_activity_records_written_total": 0,
+        "aiplane_activity_records_dropped_total": 0,
+        "aiplane_activity_flush_failures_total": 0,
+        "aiplane_activity_records_buffered": 3,
+    }
+    real = activity_writer.handshake
+    monkeypatch.setattr(activity_writer, "handshake", lambda: {**real(), "table": "nope"})
+    assert run(recorder.flush()) == 0
+    assert delta()["aiplane_activity_flush_failures_total"] == 1
+    monkeypatch.setattr(activity_writer, "handshake", real)
+    run(writer.close())  # the next batch starts a writer with the right table
+    assert run(recorder.flush()) == 3
+    assert delta() == {
+        "aiplane_activity_records_written_total": 3,
+        "aiplane_activity_records_dropped_total": 0,
+        "aiplane_activity_flush_failures_total": 1,
+        "aiplane_activity_records_buffered": 0,
+    }
