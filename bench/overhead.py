@@ -10,7 +10,7 @@ same engine through aiplane, then prints the differences and ratios against the 
     every request served leaves an activity record
 
     .venv/bin/python bench/overhead.py [--server uvicorn|daphne] [--seconds 5] [--requests 2000]
-                                       [--observability on|off|both] [--pairs 5]
+                                       [--observability on|off|both] [--pairs 40] [--pair-seconds 1]
 
 Throughput uses wrk when installed (Debian package `wrk`), else a Python load generator (which
 competes for the same two cores and so understates both sides alike).
@@ -300,8 +300,8 @@ def main() -> int:
         default="on",
         help="activity records and queue metrics; 'both' measures their cost",
     )
-    parser.add_argument("--pairs", type=int, default=8, help="on/off pairs for 'both'")
-    parser.add_argument("--pair-seconds", type=float, default=3.0, help="per run of a pair")
+    parser.add_argument("--pairs", type=int, default=40, help="on/off pairs for 'both'")
+    parser.add_argument("--pair-seconds", type=float, default=1.0, help="per run of a pair")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="aiplane-bench-"))
