@@ -302,6 +302,7 @@ def main() -> int:
     )
     parser.add_argument("--pairs", type=int, default=40, help="on/off pairs for 'both'")
     parser.add_argument("--pair-seconds", type=float, default=1.0, help="per run of a pair")
+    parser.add_argument("--blocks", type=int, default=10, help="fresh gateway pairs for 'both'")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="aiplane-bench-"))
@@ -322,63 +323,71 @@ def main() -> int:
         "--tokens", "16", "--slots", "4096",
     ]  # fmt: skip
     modes = ["on", "off"] if args.observability == "both" else [args.observability]
-    ports = {mode: free_port() for mode in modes}
     samples: dict[str, list[float]] = {m: [] for m in modes}
     recorded = served = 0
     cpu_per_request: dict[str, list[float]] = {m: [] for m in modes}
+
+    def start(stack: contextlib.ExitStack, mode: str) -> tuple[int, subprocess.Popen]:
+        port = free_port()
+        proc = stack.enter_context(
+            process(gateway_cmd(args.server, port), {**env, "AIPLANE_OBSERVABILITY": mode})
+        )
+        wait_ready(port, "/api/v0/session/csrf")
+        latencies(port, CHAT, auth, 200, first_byte=False)  # warm-up
+        return port, proc
+
     with contextlib.ExitStack() as running:
         running.enter_context(process(sim_cmd, env))
         wait_ready(sim_port, "/health")
-        # With "both", the gateway with observability on and the one with it off run side by
-        # side (the idle one costs nothing), so their runs can alternate closely in time.
-        gateways = {
-            mode: running.enter_context(
-                process(gateway_cmd(args.server, port), {**env, "AIPLANE_OBSERVABILITY": mode})
+        with contextlib.ExitStack() as first:
+            gw_port, _ = start(first, modes[0])
+            latencies(sim_port, CHAT, {}, 200, first_byte=False)
+            n = args.requests
+            d = latencies(sim_port, CHAT, {}, n, first_byte=False)
+            g = latencies(gw_port, CHAT, auth, n, first_byte=False)
+            results["direct p50 ms"] = pct(d, 50) * 1e3
+            results["direct p99 ms"] = pct(d, 99) * 1e3
+            results["added p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
+            results["added p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
+            d = latencies(sim_port, STREAM, {}, n, first_byte=True)
+            g = latencies(gw_port, STREAM, auth, n, first_byte=True)
+            results["added TTFT p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
+            results["added TTFT p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
+            results["direct rps c64"] = throughput(sim_port, CHAT, {}, 64, args.seconds)
+            results["direct stream rps c64"] = throughput(sim_port, STREAM, {}, 64, args.seconds)
+            results["gateway stream rps c64"] = throughput(gw_port, STREAM, auth, 64, args.seconds)
+            results[f"gateway rps c64 (obs {modes[0]})"] = throughput(
+                gw_port, CHAT, auth, 64, args.seconds
             )
-            for mode, port in ports.items()
-        }
-        for port in ports.values():
-            wait_ready(port, "/api/v0/session/csrf")
-            latencies(port, CHAT, auth, 200, first_byte=False)  # warm-up
-        gw_port = ports[modes[0]]
-        latencies(sim_port, CHAT, {}, 200, first_byte=False)
-        n = args.requests
-        d = latencies(sim_port, CHAT, {}, n, first_byte=False)
-        g = latencies(gw_port, CHAT, auth, n, first_byte=False)
-        results["direct p50 ms"] = pct(d, 50) * 1e3
-        results["direct p99 ms"] = pct(d, 99) * 1e3
-        results["added p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
-        results["added p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
-        d = latencies(sim_port, STREAM, {}, n, first_byte=True)
-        g = latencies(gw_port, STREAM, auth, n, first_byte=True)
-        results["added TTFT p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
-        results["added TTFT p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
-        results["direct rps c64"] = throughput(sim_port, CHAT, {}, 64, args.seconds)
-        results["direct stream rps c64"] = throughput(sim_port, STREAM, {}, 64, args.seconds)
-        results["gateway stream rps c64"] = throughput(gw_port, STREAM, auth, 64, args.seconds)
-        results[f"gateway rps c64 (obs {modes[0]})"] = throughput(
-            gw_port, CHAT, auth, 64, args.seconds
-        )
-        if args.observability == "both":
-            # Pairs in on/off, off/on, on/off... order, so a drift in what else the two cores
-            # do falls on both sides alike; the cost is the median of the pairs' costs, as one
-            # pair is at the mercy of whatever else the machine did during one of its runs.
-            rows_before = activity_rows(tmp / "db")
-            for i in range(args.pairs):
-                for mode in modes if i % 2 == 0 else modes[::-1]:
-                    cpu = cpu_seconds(gateways[mode].pid)
-                    run = load(ports[mode], CHAT, auth, 64, args.pair_seconds)
-                    cpu = cpu_seconds(gateways[mode].pid) - cpu
-                    samples[mode].append(run.rps)
-                    cpu_per_request[mode].append(cpu / run.served)
-                    if mode == "on":
-                        served += run.served
-            for mode in modes:
+        # With "both", a gateway with observability on and one with it off run side by side
+        # (the idle one costs nothing) and take turns under load: pairs in on/off, off/on...
+        # order, so a drift in what else the two cores do falls on both sides alike, and the
+        # cost is the median of the pairs' costs. The pairs are spread over several blocks of
+        # freshly started gateways (started in alternating order), since one process can be a
+        # few percent faster than its twin for the whole of its life.
+        for block in range(args.blocks if args.observability == "both" else 0):
+            with contextlib.ExitStack() as stack:
+                order = modes if block % 2 == 0 else modes[::-1]
+                gateways = {mode: start(stack, mode) for mode in order}
+                rows_before = activity_rows(tmp / "db")
+                for i in range(args.pairs // args.blocks):
+                    for mode in modes if i % 2 == 0 else modes[::-1]:
+                        port, proc = gateways[mode]
+                        cpu = cpu_seconds(proc.pid)
+                        run = load(port, CHAT, auth, 64, args.pair_seconds)
+                        cpu = cpu_seconds(proc.pid) - cpu
+                        samples[mode].append(run.rps)
+                        cpu_per_request[mode].append(cpu / run.served)
+                        if mode == "on":
+                            served += run.served
+                # Stopping the gateway flushes its last records: every request served left one.
+                on = gateways["on"][1]
+                on.send_signal(signal.SIGTERM)
+                on.wait(30)
+                recorded += activity_rows(tmp / "db") - rows_before
+        for mode in modes:
+            if samples[mode]:
                 results[f"gateway rps c64 (obs {mode}, pairs)"] = statistics.mean(samples[mode])
-            # Stopping the gateway flushes its last records: every request served left one.
-            gateways["on"].send_signal(signal.SIGTERM)
-            gateways["on"].wait(30)
-            recorded = activity_rows(tmp / "db") - rows_before
 
     shutil.rmtree(tmp, ignore_errors=True)
     first = f"gateway rps c64 (obs {modes[0]})"
