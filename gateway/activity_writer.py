@@ -26,6 +26,7 @@ import logging
 import marshal
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
@@ -40,6 +41,7 @@ log = logging.getLogger("aiplane.activity")
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 30.0  # seconds for the child to connect and answer `ready`
 WRITE_TIMEOUT = 60.0  # seconds for one batch's commit before the child is replaced
+IDLE_SECS = 5.0  # without a batch for this long, the child closes its database connection
 NICENESS = 10  # the child's scheduling niceness (see `serve`)
 CHUNK = 500  # rows marshalled at a time on the event loop (about 0.2 ms)
 _HEADER = 4
@@ -205,15 +207,22 @@ async def _marshalled(rows: list[Row]) -> AsyncIterator[bytes]:
 # ----- the child ----------------------------------------------------------------------------
 
 
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
+    """From the unbuffered stdin (so `select` on it tells the truth): None at its end."""
+    data = bytearray()
+    while len(data) < size:
+        chunk = stream.read(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
 def _read_frame(stream: IO[bytes]) -> bytes | None:
-    header = stream.read(_HEADER)
-    if len(header) < _HEADER:
+    header = _read_exactly(stream, _HEADER)
+    if header is None:
         return None
-    size = int.from_bytes(header, "big")
-    payload = stream.read(size)
-    if len(payload) < size:
-        return None
-    return payload
+    return _read_exactly(stream, int.from_bytes(header, "big"))
 
 
 def _rows(payload: bytes) -> Iterator[Row]:
@@ -257,7 +266,13 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
     connection.ensure_connection()
     outbox.write(b"ready\n")
     outbox.flush()
-    while (payload := _read_frame(inbox)) is not None:
+    while True:
+        # An idle writer holds no database session (PostgreSQL counts them, and a test run
+        # cannot drop its database while one is open); the next batch reconnects.
+        if not select.select([inbox], [], [], IDLE_SECS)[0]:
+            connection.close()
+        if (payload := _read_frame(inbox)) is None:
+            break
         try:
             rows = list(_rows(payload))
             insert(connection, table, rows)
@@ -278,4 +293,4 @@ if __name__ == "__main__":
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     logging.basicConfig(level=logging.WARNING, format="activity writer: %(levelname)s %(message)s")
-    sys.exit(serve(sys.stdin.buffer, answers))
+    sys.exit(serve(os.fdopen(sys.stdin.fileno(), "rb", buffering=0, closefd=False), answers))
