@@ -50,6 +50,16 @@ CATALOG: tuple[SettingSpec, ...] = (
     SettingSpec("gateway.affinity_bonus", "int", 10, "access.gateway", minimum=0, maximum=99),
     SettingSpec("gateway.max_waiters", "int", 0, "access.gateway", minimum=0, maximum=1_000_000),
     SettingSpec("gateway.fair_share", "bool", False, "access.gateway"),
+    # The upstream client's bounds: a dead or stuck engine never holds a request or its slot.
+    SettingSpec(
+        "gateway.connect_timeout_secs", "int", 5, "access.gateway", minimum=1, maximum=300
+    ),
+    SettingSpec(
+        "gateway.first_byte_timeout_secs", "int", 600, "access.gateway", minimum=1, maximum=86400
+    ),
+    SettingSpec(
+        "gateway.idle_timeout_secs", "int", 60, "access.gateway", minimum=1, maximum=86400
+    ),
     SettingSpec("activity.retention_days", "int", 30, "observability", minimum=1, maximum=3650),
 )
 

@@ -8,6 +8,8 @@ same engine through aiplane, then prints the differences and ratios against the 
     added time-to-first-token p99 <= 2 ms
     activity records + metrics cost < 10% of throughput at 64 (--observability both), and
     every request served leaves an activity record
+    against the bare-proxy ceiling (bench/bare_proxy.py, FACTS.md) in the same run: gateway
+    throughput at 64 >= 0.7x the bare proxy's (aim 0.9x), added p50 at 1 <= 1.8x (aim 1.2x)
 
     .venv/bin/python bench/overhead.py [--server uvicorn|daphne] [--seconds 5] [--requests 2000]
                                        [--observability on|off|both] [--pairs 40] [--pair-seconds 1]
@@ -279,6 +281,14 @@ def activity_rows(db: Path) -> int:
 # ----- the run ----------------------------------------------------------------------------
 
 
+def bare_proxy_cmd(port: int) -> list[str]:
+    return [
+        PY, "-m", "uvicorn", "bench.bare_proxy:app", "--host", "127.0.0.1", "--port", str(port),
+        "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
+        "--lifespan", "on",
+    ]  # fmt: skip
+
+
 def gateway_cmd(server: str, port: int) -> list[str]:
     if server == "daphne":
         return [PY, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "aiplane.asgi:application"]
@@ -341,19 +351,27 @@ def main() -> int:
         wait_ready(sim_port, "/health")
         with contextlib.ExitStack() as first:
             gw_port, _ = start(first, modes[0])
+            bare_port = free_port()
+            bare_env = {**env, "AIPLANE_BARE_UPSTREAM": f"http://127.0.0.1:{sim_port}"}
+            first.enter_context(process(bare_proxy_cmd(bare_port), bare_env))
+            wait_ready(bare_port, "/")
             latencies(sim_port, CHAT, {}, 200, first_byte=False)
+            latencies(bare_port, CHAT, {}, 200, first_byte=False)
             n = args.requests
             d = latencies(sim_port, CHAT, {}, n, first_byte=False)
+            b = latencies(bare_port, CHAT, {}, n, first_byte=False)
             g = latencies(gw_port, CHAT, auth, n, first_byte=False)
             results["direct p50 ms"] = pct(d, 50) * 1e3
             results["direct p99 ms"] = pct(d, 99) * 1e3
             results["added p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
             results["added p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
+            results["bare proxy added p50 ms"] = (pct(b, 50) - pct(d, 50)) * 1e3
             d = latencies(sim_port, STREAM, {}, n, first_byte=True)
             g = latencies(gw_port, STREAM, auth, n, first_byte=True)
             results["added TTFT p50 ms"] = (pct(g, 50) - pct(d, 50)) * 1e3
             results["added TTFT p99 ms"] = (pct(g, 99) - pct(d, 99)) * 1e3
             results["direct rps c64"] = throughput(sim_port, CHAT, {}, 64, args.seconds)
+            results["bare proxy rps c64"] = throughput(bare_port, CHAT, {}, 64, args.seconds)
             results["direct stream rps c64"] = throughput(sim_port, STREAM, {}, 64, args.seconds)
             results["gateway stream rps c64"] = throughput(gw_port, STREAM, auth, 64, args.seconds)
             results[f"gateway rps c64 (obs {modes[0]})"] = throughput(
@@ -402,7 +420,13 @@ def main() -> int:
         "  stream throughput c64 gateway/direct "
         f"{results['gateway stream rps c64'] / results['direct stream rps c64']:.3f}"
     )
+    bare_rps = results[first] / results["bare proxy rps c64"]
+    bare_p50 = results["added p50 ms"] / max(results["bare proxy added p50 ms"], 1e-6)
+    print(f"  throughput c64 gateway/bare proxy    {bare_rps:.3f}   (>= 0.7, aim 0.9)")
+    print(f"  added p50 c1 gateway/bare proxy      {bare_p50:.3f}   (<= 1.8, aim 1.2)")
     checks = [
+        ("throughput c64 >= 0.7x the bare proxy's", bare_rps >= 0.7),
+        ("added p50 c1 <= 1.8x the bare proxy's", bare_p50 <= 1.8),
         ("added latency p50 <= 1.5 ms", results["added p50 ms"] <= 1.5),
         ("added latency p99 <= 4 ms", results["added p99 ms"] <= 4.0),
         ("added TTFT p99 <= 2 ms", results["added TTFT p99 ms"] <= 2.0),

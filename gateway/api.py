@@ -13,6 +13,7 @@ from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
 from gateway import topology
 from gateway.models import Backend, Pool
+from gateway.outcomes import Outcome
 from gateway.runtime import runtimes
 
 
@@ -163,11 +164,7 @@ ACTIVITY_FIELDS = (
 )  # fmt: skip
 
 
-# What happened to a request (gateway/asgi.py sets these); client_closed = left mid-answer.
-OUTCOMES = (
-    "immediate", "waited", "expired", "cancelled", "rejected", "refused", "error",
-    "upstream_error", "client_closed",
-)  # fmt: skip
+OUTCOMES = tuple(str(outcome) for outcome in Outcome)  # what the activity filter accepts
 
 
 class AdminActivityApi(APIView):

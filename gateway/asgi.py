@@ -1,8 +1,9 @@
 """The /v1 data plane: a raw ASGI app (no Django request cycle) in front of the model servers.
 
 The path of one request: bearer token -> caller context (cached), body and hints -> class,
-`route_or_wait` for a slot, then at the final dispatch boundary rewrite the body for the backend
-actually chosen and stream its answer back chunk by chunk. The slot is released exactly once.
+`route_or_wait` for a slot, then the relay (gateway/relay.py) rewrites the body for the backend
+actually chosen at the final dispatch boundary and streams its answer back chunk by chunk. The
+slot is released exactly once, by the relay.
 """
 
 from __future__ import annotations
@@ -16,16 +17,13 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
-
 from gateway import activity
 from gateway.admission import (
-    CLASS_NAMES,
     MEDIUM,
-    Acquired,
     QueueCancelled,
     QueueFull,
     QueueTimeout,
+    Route,
     RouteGone,
     Waiter,
     route_or_wait,
@@ -37,6 +35,7 @@ from gateway.errors import (
     GatewayError,
     InternalError,
     MethodNotAllowed,
+    NoHealthyBackend,
     NotFound,
     TooManyRequests,
     Unauthorized,
@@ -44,8 +43,9 @@ from gateway.errors import (
     UpstreamError,
 )
 from gateway.hints import apply_hint, parse_hints
-from gateway.mapping import apply_mapping
+from gateway.outcomes import Outcome
 from gateway.registry import KIND_OF_PATH
+from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
 
 log = logging.getLogger("aiplane.gateway")
@@ -56,23 +56,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
-RETRYABLE_STATUS = frozenset({502, 503, 504})
-CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
-# Bodies this big are parsed and serialized in a worker thread: tens of milliseconds of JSON on
-# the event loop would stall every other request.
-LARGE_BODY = 1 << 20
-STALLED_CLIENT_SECS = 120.0  # a stream send blocked this long means the client stopped reading
-REFUSALS = frozenset({400, 401, 403, 404, 405})  # turned away before admission
-PASSED_RESPONSE_HEADERS = frozenset(
-    {"content-type", "content-encoding", "cache-control", "retry-after"}
-)
 
 CallerLookup = Callable[[str], Awaitable[Any]]
 SessionLookup = Callable[[str], Awaitable[Any]]
-
-
-class _Retryable(Exception):
-    """The chosen backend failed before sending a byte; another replica may take the request."""
 
 
 class GatewayApp:
@@ -108,6 +94,8 @@ class GatewayApp:
                 raise NotFound(f"Unknown path {path}.")
         except GatewayError as err:
             await send_error(send, err)
+        except DropConnection:
+            raise  # the server drops the connection: the answer must look broken
         except Exception:
             # Whatever else went wrong (the database down on a cache miss, a bug): the client
             # still gets the envelope, unless its answer had already started.
@@ -170,12 +158,15 @@ class GatewayApp:
         try:
             await self._serve(scope, receive, send, kind, record)
         except GatewayError as err:
+            # The one place a refusal decides the outcome: each error names its own.
             record.status = err.status
-            if not record.outcome:
-                record.outcome = "refused" if err.status in REFUSALS else "error"
+            if err.outcome is not None:
+                record.outcome = err.outcome
             raise
+        except DropConnection:
+            raise  # the relay recorded how the answer ended
         except Exception:
-            record.status, record.outcome = 500, "error"
+            record.status, record.outcome = 500, Outcome.ERROR
             raise
         finally:
             record.duration_ms = (time.time() - record.started) * 1000
@@ -190,16 +181,12 @@ class GatewayApp:
         record.token_id, record.token_name = caller.token_id, caller.token_name
         record.user_id, record.username = caller.user_id, caller.username
         raw = await read_body(receive)
-        try:
-            body = json.loads(raw) if len(raw) < LARGE_BODY else await _off_loop(json.loads, raw)
-        except ValueError:
-            raise BadRequest("The request body is not valid JSON.") from None
-        if not isinstance(body, dict):
-            raise BadRequest("The request body must be a JSON object.")
+        large = len(raw) >= LARGE_BODY
+        body = parse_body(raw) if not large else await _off_loop(parse_body, raw)
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
-        record.model = model[:200]
+        record.model = model
         hint = parse_hints(headers, body)
         if hint is not None:
             record.hint = hint.describe()
@@ -212,6 +199,13 @@ class GatewayApp:
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(kind, model, caller.groups)
+        if not route.usable_targets():
+            # Waiting the whole budget for a backend that is down helps nobody: say so now.
+            raise NoHealthyBackend(
+                f"No healthy backend serves '{model}' right now (all are down or disabled); "
+                "try again later.",
+                retry_after=5,
+            )
 
         queue = rt.queue
         affinity = _affinity_key(body) if route.strategy == "prefix_affinity" else None
@@ -230,66 +224,68 @@ class GatewayApp:
         # Resolves when the client goes away; raced against admission and the upstream answer.
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            large = len(raw) >= LARGE_BODY
-            await self._admit_and_forward(scope, send, body, w, gone, record, large)
+            await self._admit_and_forward(send, scope["path"], body, w, gone, record, large)
         finally:
             gone.cancel()
 
     async def _admit_and_forward(
         self,
-        scope: Scope,
         send: Send,
+        path: str,
         body: dict[str, Any],
         w: Waiter,
         gone: asyncio.Future[Any],
         record: activity.Entry,
         large: bool = False,
     ) -> None:
+        """Wait for a slot, relay, and on a failure before any byte try another replica."""
         rt = self.runtime
         queue = rt.queue
+        failure: Retryable | None = None  # the last replica's failure, the answer if none is left
         retries = 0
         while True:
             try:
                 acquired = await route_or_wait(queue, w, gone=gone)
             except QueueTimeout:
-                if retries:
+                if failure is not None:
                     # Its budget ran out while a backend failed it: that failure is the answer.
-                    record.outcome = "upstream_error"
-                    raise UpstreamError(
-                        "The model server failed before answering and no other was free."
-                    ) from None
-                record.outcome = "expired"
+                    raise failure.error from None
                 record.queue_ms = (queue.clock() - w.arrival) * 1000
-                wait = rt.settings.upstream_wait_secs
-                raise CapacityTimeout(
-                    f"No capacity for '{record.model}' within {wait:.0f} seconds; try again later.",
-                    retry_after=max(1.0, min(wait, 30.0)),
-                ) from None
+                raise self._expired(w.route, record.model) from None
             except QueueCancelled:
-                record.outcome = "cancelled"
+                record.outcome = Outcome.CANCELLED
                 record.status = 499  # the client closed the request; nothing is sent
                 record.queue_ms = (queue.clock() - w.arrival) * 1000
                 return
             except QueueFull as err:
-                record.outcome = "rejected"
                 raise TooManyRequests(
                     f"The gateway queue is full: {err.reason}.", retry_after=err.retry_after
                 ) from None
             except RouteGone:
-                record.outcome = "error"
                 record.queue_ms = (queue.clock() - w.arrival) * 1000
                 raise Unavailable(
                     f"The model '{record.model}' is no longer available to you.", retry_after=5
                 ) from None
             if not record.outcome:
-                record.outcome = "immediate" if w.waited == 0 else "waited"
+                record.outcome = Outcome.IMMEDIATE if w.waited == 0 else Outcome.WAITED
             record.queue_ms = w.waited * 1000
             record.score = queue.score(w)
+            up = rt.snapshot.upstreams.get(acquired.backend)
             try:
-                await self._forward(scope, send, body, acquired, gone, record, large)
+                if up is None or rt.session is None:
+                    acquired.release()
+                    raise Retryable(
+                        f"backend {acquired.backend} was removed",
+                        UpstreamError(f"The backend {acquired.backend} was removed."),
+                    )
+                relay = Relay(
+                    rt.session, up, acquired, send=send, gone=gone, record=record,
+                    timeouts=rt.timeouts,
+                )  # fmt: skip
+                await relay.run(body, path, large=large)
                 return
-            except _Retryable as why:
-                acquired.release()
+            except Retryable as why:
+                failure = why
                 failed = acquired.backend
                 retries += 1
                 w = queue.retry_waiter(w, failed)
@@ -297,154 +293,23 @@ class GatewayApp:
                 w.route = rt.snapshot.route_for_key(w.route.key) or w.route
                 if retries > MAX_RETRIES or not w.route.usable_targets(w.excluded):
                     record.backend = failed
-                    record.outcome = "upstream_error"
-                    raise UpstreamError(
-                        f"The model server failed before answering: {why}."
-                    ) from None
-                log.info("retrying %s on another replica after %s failed", record.model, failed)
+                    raise why.error from None
+                log.info("retrying %s on another replica after %s", record.model, why)
 
-    async def _forward(
-        self,
-        scope: Scope,
-        send: Send,
-        client_body: dict[str, Any],
-        acquired: Acquired,
-        gone: asyncio.Future[Any],
-        record: activity.Entry,
-        large: bool = False,
-    ) -> None:
-        """Send to the chosen backend and stream its answer back; the slot is freed on exit."""
-        rt = self.runtime
-        up = rt.snapshot.upstreams.get(acquired.backend)
-        if up is None or rt.session is None:
-            acquired.release()
-            raise _Retryable(f"backend {acquired.backend} was removed")
-        record.backend = up.name
-        # The final dispatch boundary: a fresh copy, so a retry never inherits another
-        # backend's model id or priority field.
-        body = dict(client_body)
-        body["model"] = acquired.model
-        try:
-            apply_mapping(body, up.mapping, acquired.waiter.cls)
-            payload = _dump(body) if not large else await _off_loop(_dump, body)
-        except BaseException:
-            acquired.release()  # cancelled (or failed) before the request left: free the slot
-            raise
-
-        task = asyncio.current_task()
-        if task is None:  # pragma: no cover - ASGI servers always run us in a task
-            raise RuntimeError("the gateway must run inside an asyncio task")
-        state = {"active": True, "client_gone": False}
-
-        def on_gone(_: object) -> None:
-            if state["active"]:
-                state["client_gone"] = True
-                task.cancel()
-
-        if gone.done():
-            acquired.release()
-            record.outcome, record.status = "cancelled", 499
-            return
-        gone.add_done_callback(on_gone)
-        resp: aiohttp.ClientResponse | None = None
-        started = False
-        try:
-            try:
-                resp = await rt.session.post(
-                    up.url(scope["path"]), data=payload, headers=up.headers, allow_redirects=False
-                )
-            except (TimeoutError, aiohttp.ClientConnectionError, OSError) as err:
-                raise _Retryable(f"{up.name}: {type(err).__name__}") from None
-            if resp.status in RETRYABLE_STATUS:
-                raise _Retryable(f"{up.name} answered {resp.status}")
-            out_headers = [
-                (k.lower().encode(), v.encode())
-                for k, v in resp.headers.items()
-                if k.lower() in PASSED_RESPONSE_HEADERS
-            ]
-            out_headers.append((b"x-aiplane-backend", up.name.encode()))
-            out_headers.append((b"x-aiplane-queue-ms", f"{record.queue_ms:.1f}".encode()))
-            out_headers.append((b"x-aiplane-class", CLASS_BYTES[acquired.waiter.cls]))
-            record.status = resp.status
-            length = resp.content_length
-            if length is not None and length <= 1 << 20:
-                data = await resp.read()
-                record.first_byte_ms = (time.time() - record.started) * 1000
-                out_headers.append((b"content-length", str(len(data)).encode()))
-                started = True
-                await send(
-                    {"type": "http.response.start", "status": resp.status, "headers": out_headers}
-                )
-                await send({"type": "http.response.body", "body": data})
-            else:
-                # Wait for the first bytes before answering: a backend that dies before sending
-                # any can still be retried elsewhere, and status line and first token leave
-                # together.
-                chunks = resp.content.iter_any().__aiter__()
-                first = await anext(chunks, b"")
-                record.first_byte_ms = (time.time() - record.started) * 1000
-                started = True
-                await send(
-                    {"type": "http.response.start", "status": resp.status, "headers": out_headers}
-                )
-                if first:
-                    # A client that stops reading would hold the slot for as long as its socket
-                    # stays open: a send blocked for STALLED_CLIENT_SECS counts as leaving.
-                    loop = asyncio.get_running_loop()
-                    blocked = [0.0]  # when the send in progress began (loop time), 0 if none
-
-                    def watch() -> None:
-                        if not state["active"]:
-                            return
-                        if blocked[0] and loop.time() - blocked[0] >= STALLED_CLIENT_SECS:
-                            on_gone(None)
-                            return
-                        watchdog[0] = loop.call_later(STALLED_CLIENT_SECS, watch)
-
-                    watchdog = [loop.call_later(STALLED_CLIENT_SECS, watch)]
-                    try:
-                        blocked[0] = loop.time()
-                        await send({"type": "http.response.body", "body": first, "more_body": True})
-                        async for chunk in chunks:
-                            blocked[0] = loop.time()
-                            await send(
-                                {"type": "http.response.body", "body": chunk, "more_body": True}
-                            )
-                            blocked[0] = 0.0
-                    finally:
-                        watchdog[0].cancel()
-                await send({"type": "http.response.body", "body": b""})
-            state["active"] = False
-        except asyncio.CancelledError:
-            state["active"] = False
-            if not state["client_gone"]:
-                raise
-            task.uncancel()
-            record.outcome = "cancelled" if not started else "client_closed"
-            if not started:
-                record.status = 499
-        except (TimeoutError, aiohttp.ClientError) as err:
-            state["active"] = False
-            if not started:
-                raise _Retryable(f"{up.name}: {type(err).__name__}") from None
-            # Mid-stream failure: the status line is gone. An event stream gets a final error
-            # event (as vLLM sends one) instead of [DONE], so the client knows it was cut short.
-            log.warning("upstream %s failed mid-response: %r", up.name, err)
-            record.outcome = "upstream_error"
-            tail = b""
-            if resp is not None and resp.content_type == "text/event-stream":
-                failure = UpstreamError(f"The model server {up.name} failed mid-stream.")
-                tail = b"data: " + failure.body() + b"\n\n"
-            with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": tail})
-        finally:
-            state["active"] = False
-            gone.remove_done_callback(on_gone)
-            if resp is not None:
-                # close() drops the connection when the body was not fully read, which is how
-                # the engine learns that the client left mid-stream.
-                resp.close()
-            acquired.release()
+    def _expired(self, route: Route, model: str) -> GatewayError:
+        """The wait budget ran out: because nothing was free, or nothing was up."""
+        wait = self.runtime.settings.upstream_wait_secs
+        retry_after = max(1.0, min(wait, 30.0))
+        if not route.usable_targets():
+            return NoHealthyBackend(
+                f"No healthy backend for '{model}' came back within {wait:.0f} seconds; "
+                "try again later.",
+                retry_after=retry_after,
+            )
+        return CapacityTimeout(
+            f"No capacity for '{model}' within {wait:.0f} seconds; try again later.",
+            retry_after=retry_after,
+        )
 
 
 # ----- small helpers ------------------------------------------------------------------------
@@ -495,8 +360,27 @@ async def send_error(send: Send, err: GatewayError) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _dump(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """A request body as a JSON object, or a 400 that says what is wrong with it."""
+    try:
+        body = json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadRequest("The request body is nested too deeply.") from None
+    except ValueError as err:  # UnicodeDecodeError included
+        raise BadRequest(f"The request body is not valid JSON: {_reason(err)}") from None
+    if not isinstance(body, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    return body
+
+
+def _no_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON has not; an engine would choke on them.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _reason(err: ValueError) -> str:
+    text = str(err)
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 async def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
@@ -515,13 +399,24 @@ def _affinity_key(body: dict[str, Any]) -> int | None:
     """A hash of the prompt's start: requests sharing it reuse the same engine's prefix cache."""
     messages = body.get("messages")
     if isinstance(messages, list) and messages:
-        # Bounded work whatever the prompt's size: the first 256 characters of two messages.
+        # Bounded work whatever the prompt's size or shape: 256 characters of two messages.
         head = "\x00".join(
-            str(m.get("content", ""))[:256] if isinstance(m, dict) else "" for m in messages[:2]
+            _text_head(m.get("content")) if isinstance(m, dict) else "" for m in messages[:2]
         )
     else:
         prompt = body.get("prompt") or body.get("input")
         if not isinstance(prompt, str):
             return None
         head = prompt[:512]
-    return zlib.crc32(head.encode())
+    return zlib.crc32(head.encode("utf-8", "surrogatepass"))
+
+
+def _text_head(content: object) -> str:
+    """The first 256 characters of a message's text: a string, or its first text part."""
+    if isinstance(content, str):
+        return content[:256]
+    if isinstance(content, list):
+        for part in content[:4]:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                return part["text"][:256]
+    return ""

@@ -1,18 +1,25 @@
 """The /v1 error hierarchy: each error knows its HTTP status, OpenAI type and code, and Fluent id.
 
+Each also names the request's `outcome` for the activity record (None keeps the admission's).
+
 GatewayError
-├── BadRequest           400 invalid_request_error
-│   └── BadHint          400 a malformed priority hint
-├── Unauthorized         401 authentication_error
-├── Forbidden            403 permission_error (model not allowed for this caller)
-├── ModelNotFound        404 model_not_found
-├── NotFound             404 unknown /v1 path
-├── MethodNotAllowed     405
-├── TooManyRequests      429 a bounded queue refused the request (Retry-After)
-├── UpstreamError        502 the backend failed or answered garbage
-├── CapacityTimeout      503 no slot within the wait budget (Retry-After)
-├── Unavailable          503 no backend is up for the model, or no longer for this caller
-└── InternalError        500 anything unexpected
+├── BadRequest            400 invalid_request_error
+│   └── BadHint           400 a malformed priority hint
+├── Unauthorized          401 authentication_error
+├── Forbidden             403 permission_error (model not allowed for this caller)
+├── ModelNotFound         404 model_not_found
+├── NotFound              404 unknown /v1 path
+├── MethodNotAllowed      405
+├── TooManyRequests       429 a bounded queue refused the request (Retry-After)
+├── EngineRefusal         4xx the backend refused the request itself; its status and message
+├── UpstreamError         502 the backend failed or answered garbage (its message kept)
+│   ├── BackendAuthFailed 502 the backend refused the gateway's own credentials (401/403)
+│   ├── BackendOverloaded 503 the backend's own queue is full (Retry-After)
+│   └── UpstreamTimeout   504 the backend sent nothing within the first-byte timeout
+├── CapacityTimeout       503 no slot within the wait budget (Retry-After)
+├── NoHealthyBackend      503 every backend for the model is down or disabled (Retry-After)
+├── Unavailable           503 the model is no longer served to this caller
+└── InternalError         500 anything unexpected
 """
 
 from __future__ import annotations
@@ -20,12 +27,14 @@ from __future__ import annotations
 import json
 
 from aiplane.envelope import error_body
+from gateway.outcomes import Outcome
 
 
 class GatewayError(Exception):
     status = 500
     type_ = "server_error"
     code = "internal_error"
+    outcome: Outcome | None = Outcome.ERROR
 
     def __init__(
         self,
@@ -59,6 +68,7 @@ class GatewayError(Exception):
 
 class BadRequest(GatewayError):
     status, type_, code = 400, "invalid_request_error", "invalid_request"
+    outcome = Outcome.REFUSED
 
 
 class BadHint(BadRequest):
@@ -67,38 +77,76 @@ class BadHint(BadRequest):
 
 class Unauthorized(GatewayError):
     status, type_, code = 401, "authentication_error", "invalid_api_key"
+    outcome = Outcome.REFUSED
 
 
 class Forbidden(GatewayError):
     status, type_, code = 403, "permission_error", "model_not_allowed"
+    outcome = Outcome.REFUSED
 
 
 class ModelNotFound(GatewayError):
     status, type_, code = 404, "invalid_request_error", "model_not_found"
+    outcome = Outcome.REFUSED
 
 
 class NotFound(GatewayError):
     status, type_, code = 404, "invalid_request_error", "not_found"
+    outcome = Outcome.REFUSED
 
 
 class MethodNotAllowed(GatewayError):
     status, type_, code = 405, "invalid_request_error", "method_not_allowed"
+    outcome = Outcome.REFUSED
 
 
 class TooManyRequests(GatewayError):
     status, type_, code = 429, "rate_limit_error", "queue_full"
+    outcome = Outcome.REJECTED
+
+
+class EngineRefusal(GatewayError):
+    """A backend's own 4xx (a prompt too long, a bad parameter): the caller's fault as the
+    engine judged it, passed on with the engine's status and message in our envelope."""
+
+    outcome = None  # it was admitted and answered; the admission's outcome stands
+
+    def __init__(self, status: int, message: str, *, type_: str, code: str, param: str | None):
+        super().__init__(message, code=code, param=param)
+        self.status = status
+        self.type_ = type_
 
 
 class UpstreamError(GatewayError):
     status, type_, code = 502, "api_error", "upstream_error"
+    outcome = Outcome.UPSTREAM_ERROR
+
+
+class BackendAuthFailed(UpstreamError):
+    code = "backend_auth_failed"
+
+
+class BackendOverloaded(UpstreamError):
+    status, code = 503, "backend_overloaded"
+
+
+class UpstreamTimeout(UpstreamError):
+    status, code = 504, "upstream_timeout"
 
 
 class CapacityTimeout(GatewayError):
     status, type_, code = 503, "api_error", "capacity_timeout"
+    outcome = Outcome.EXPIRED
+
+
+class NoHealthyBackend(GatewayError):
+    status, type_, code = 503, "api_error", "no_healthy_backend"
+    outcome = Outcome.UNAVAILABLE
 
 
 class Unavailable(GatewayError):
     status, type_, code = 503, "api_error", "no_backend_available"
+    outcome = Outcome.UNAVAILABLE
 
 
 class InternalError(GatewayError):

@@ -23,15 +23,26 @@ def health_url(base_url: str, health_path: str) -> str:
     return engine_root(base_url) + path
 
 
+# A health path answering these does not exist there: not a sign the engine is down.
+MISSING = frozenset({404, 405, 501})
+
+
 async def probe_health(
     client: httpx.AsyncClient, base_url: str, api_key: str | None, health_path: str
 ) -> bool:
-    """True when the engine answers its health URL with a 2xx status within the timeout."""
+    """True when the engine answers its health URL with a 2xx status within the timeout.
+
+    Not every engine has the health path (llama-cpp-python's server answers /health with 404,
+    a generic OpenAI endpoint may have none): then its models list, which every
+    OpenAI-compatible server serves, says whether it is up.
+    """
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    url = health_url(base_url, health_path)
+    models = health_url(base_url, "")
     try:
-        response = await client.get(
-            health_url(base_url, health_path), headers=headers, timeout=HEALTH_TIMEOUT
-        )
+        response = await client.get(url, headers=headers, timeout=HEALTH_TIMEOUT)
+        if response.status_code in MISSING and url != models:
+            response = await client.get(models, headers=headers, timeout=HEALTH_TIMEOUT)
     # Whatever goes wrong (refused, reset, timeout, bad URL), the backend is not serving.
     except Exception:
         return False

@@ -22,9 +22,12 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from gateway.admission import BAND_NAMES, CLASS_NAMES, Waiter
+from gateway.outcomes import ADMISSION_OUTCOMES, Outcome
 
 RECENT = 20
-OUTCOMES = ("immediate", "waited", "expired", "cancelled", "rejected")
+OUTCOMES = tuple(str(outcome) for outcome in ADMISSION_OUTCOMES)
+# The queue reports a waiter's leaving by its state; these three are admission outcomes.
+_LEFT = frozenset({Outcome.EXPIRED, Outcome.CANCELLED, Outcome.REJECTED})
 # Zero gets its own bucket so "admitted without waiting" is visible in the histogram.
 WAIT_BUCKETS = (0.0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
@@ -65,7 +68,7 @@ class QueueMetrics:
             self.on_change()
 
     def left(self, waiter: Waiter, outcome: str) -> None:
-        if outcome in ("expired", "cancelled", "rejected"):
+        if outcome in _LEFT:
             self.admissions[waiter.cls][outcome] += 1
         if self.on_change is not None:
             self.on_change()

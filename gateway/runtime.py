@@ -23,6 +23,7 @@ from gateway.detect import detect_engine, probe_models
 from gateway.health import HealthTracker, probe_health
 from gateway.metrics import QueueMetrics
 from gateway.registry import Snapshot, Topology
+from gateway.relay import STALLED_CLIENT_SECS, Timeouts, connector, quiet_dropped_connections
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -52,6 +53,9 @@ class GatewaySettings:
     affinity_bonus: float = 10.0
     max_waiters: int = 0
     fair_share: bool = False
+    connect_timeout: float = 5.0
+    first_byte_timeout: float = 600.0
+    idle_timeout: float = 60.0
 
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
@@ -64,6 +68,17 @@ class GatewaySettings:
             affinity_bonus=float(values["gateway.affinity_bonus"]),
             max_waiters=int(values["gateway.max_waiters"]),
             fair_share=bool(values["gateway.fair_share"]),
+            connect_timeout=float(values["gateway.connect_timeout_secs"]),
+            first_byte_timeout=float(values["gateway.first_byte_timeout_secs"]),
+            idle_timeout=float(values["gateway.idle_timeout_secs"]),
+        )
+
+    def timeouts(self) -> Timeouts:
+        return Timeouts(
+            connect=self.connect_timeout,
+            first_byte=self.first_byte_timeout,
+            idle=self.idle_timeout,
+            stalled_client=STALLED_CLIENT_SECS,
         )
 
 
@@ -102,6 +117,7 @@ class Runtime:
         self._installed = Topology([], [], loaded_at=float("-inf"))
         self.snapshot = Snapshot(self._installed, self.slots)
         self.settings = GatewaySettings()
+        self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
@@ -109,6 +125,7 @@ class Runtime:
         self.started = False
         self._starting: asyncio.Future[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._identifying: set[asyncio.Future[None]] = set()
         self.started_at = time.time()
 
     # ----- lifecycle -----------------------------------------------------------------------
@@ -134,9 +151,17 @@ class Runtime:
         self.apply_settings(values)
         topology = await self.run_db(self._load_topology)
         self.install(topology)
+        quiet_dropped_connections()
         self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, keepalive_timeout=30),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=600),
+            connector=connector(
+                # Below the 5 s idle bound of uvicorn, which vLLM and SGLang serve with: a pooled
+                # connection the engine already closed would fail a request that did no wrong.
+                limit=0,
+                ttl_dns_cache=300,
+                keepalive_timeout=4,
+            ),
+            # Each dispatch brings its own bounds (the relay's Timeouts, from the settings).
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=None),
             auto_decompress=False,
             skip_auto_headers=("User-Agent", "Accept-Encoding"),
             # One session serves every tenant: a backend's cookies must not follow other callers.
@@ -166,9 +191,9 @@ class Runtime:
     async def stop(self) -> None:
         self.started = False
         _live.discard(self)
-        for task in self._tasks:
+        for task in [*self._tasks, *self._identifying]:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._identifying]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
@@ -182,23 +207,41 @@ class Runtime:
 
     # ----- applying changes ----------------------------------------------------------------
 
-    def install(self, topology: Topology) -> None:
+    def install(self, topology: Topology) -> asyncio.Future[None] | None:
         """Swap in a new snapshot; waiting requests move to the new routes at once.
 
         A topology loaded before the one already installed is stale (two loads raced, e.g.
-        the detection loop and an administrator's save) and is ignored.
+        the detection loop and an administrator's save) and is ignored. A backend that is new
+        or has a new base URL is identified at once, so that automatic priority forwarding
+        applies from its first request; the returned future ends when that is done.
         """
         if topology.loaded_at < self._installed.loaded_at:
-            return
+            return None
+        before = {b.name: b.base_url for b in self._installed.backends}
         self._installed = topology
         self.snapshot = Snapshot(topology, self.slots)
         for name, slot in self.slots.items():
             slot.healthy = self.health.is_healthy(name)
         self.queue.reroute(self.snapshot.route_for_key)
+        fresh = [b.name for b in topology.backends if before.get(b.name) != b.base_url]
+        if not fresh or not self.started or self._save_discovery is None:
+            return None
+        for name in fresh:
+            self.health.forget(name)  # another server now: it starts with a clean record
+        identify = asyncio.ensure_future(self.detect_all(fresh))
+        self._identifying.add(identify)
+        identify.add_done_callback(self._identified)
+        return identify
+
+    def _identified(self, done: asyncio.Future[None]) -> None:
+        self._identifying.discard(done)
+        if not done.cancelled() and done.exception() is not None:
+            log.warning("could not identify new backends: %r", done.exception())
 
     def apply_settings(self, values: dict[str, Any]) -> None:
         s = GatewaySettings.from_catalog(values)
         self.settings = s
+        self.timeouts = s.timeouts()
         cfg = self.queue.config
         before = (cfg.name, cfg.prioritize, cfg.fair_share, cfg.aging_divisor)
         cfg.prioritize = s.priority_enabled
@@ -211,7 +254,8 @@ class Runtime:
             # Order keys were computed under the old rules; recompute them for who waits now.
             self.queue.reroute(self.snapshot.route_for_key, rekey=True)
 
-    def _call_threadsafe(self, fn: Callable[[], None], wait: float) -> None:
+    def _call_threadsafe(self, fn: Callable[[], Any], wait: float) -> None:
+        """Run `fn` on the loop and wait (up to `wait` s) for it, and for the future it returns."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
@@ -221,12 +265,13 @@ class Runtime:
                 return
         except RuntimeError:
             pass  # not on any loop: the usual case, a Django worker thread
-        done = asyncio.run_coroutine_threadsafe(_call(fn), loop)
+        done = asyncio.run_coroutine_threadsafe(_call(fn, wait), loop)
         with contextlib.suppress(Exception):
-            done.result(timeout=wait)
+            done.result(timeout=wait + 1)
 
     def install_threadsafe(self, topology: Topology, wait: float = 5.0) -> None:
-        """From a Django thread: install the topology on the loop and wait until it is live."""
+        """From a Django thread: install the topology on the loop and wait until it is live,
+        new backends identified included (bounded: an unreachable one is tried again later)."""
         self._call_threadsafe(lambda: self.install(topology), wait)
 
     def apply_settings_threadsafe(self, values: dict[str, Any], wait: float = 5.0) -> None:
@@ -338,8 +383,11 @@ def _same_profile(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a == b
 
 
-async def _call(fn: Callable[[], None]) -> None:
-    fn()
+async def _call(fn: Callable[[], Any], wait: float) -> None:
+    pending = fn()
+    if isinstance(pending, asyncio.Future):
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(pending), wait)
 
 
 async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:

@@ -36,6 +36,7 @@ outcome-expired = Abgelaufen
 outcome-cancelled = Abgebrochen
 outcome-rejected = Warteschlange voll
 outcome-refused = Abgewiesen
+outcome-unavailable = Kein Backend verfügbar
 outcome-client-closed = Client getrennt
 outcome-upstream-error = Server-Fehler
 outcome-error = Fehler

@@ -42,6 +42,12 @@ setting-gateway-max-waiters = Höchstzahl wartender Anfragen
 setting-gateway-max-waiters-hint = Darüber hinaus werden neue Anfragen sofort mit 429 abgewiesen. 0 bedeutet unbegrenzt.
 setting-gateway-fair-share = Faire Verteilung innerhalb einer Klasse
 setting-gateway-fair-share-hint = Strikter Planer: Innerhalb einer Klasse kommen die Personen abwechselnd an die Reihe, damit die vielen Anfragen einer Person die der anderen nicht verdrängen.
+setting-gateway-connect-timeout-secs = Verbindungs-Timeout (Sekunden)
+setting-gateway-connect-timeout-secs-hint = Wie lange auf die Annahme einer Verbindung durch einen Modellserver gewartet wird, bevor ein anderes Replikat versucht wird.
+setting-gateway-first-byte-timeout-secs = Zeit bis zum ersten Byte (Sekunden)
+setting-gateway-first-byte-timeout-secs-hint = Wie lange ein Modellserver brauchen darf, bis er zu antworten beginnt (das Prefill eines langen Prompts dauert, also großzügig wählen); danach schlägt die Anfrage mit 504 fehl.
+setting-gateway-idle-timeout-secs = Leerlauf-Timeout zwischen Teilen (Sekunden)
+setting-gateway-idle-timeout-secs-hint = Wie lange eine begonnene Antwort zwischen zwei Teilen pausieren darf; danach endet sie mit einem Fehler und der Platz wird frei.
 setting-activity-retention-days = Aktivitätseinträge aufbewahren (Tage)
 setting-activity-retention-days-hint = Ältere Einträge werden stündlich gelöscht.
 

@@ -36,6 +36,7 @@ outcome-expired = Expired
 outcome-cancelled = Cancelled
 outcome-rejected = Queue full
 outcome-refused = Refused
+outcome-unavailable = No healthy backend
 outcome-client-closed = Client left
 outcome-upstream-error = Server failed
 outcome-error = Error

@@ -42,6 +42,12 @@ setting-gateway-max-waiters = Maximum waiting requests
 setting-gateway-max-waiters-hint = Beyond this many, new requests are refused with 429 at once. 0 means no limit.
 setting-gateway-fair-share = Fair sharing within a class
 setting-gateway-fair-share-hint = Strict scheduler: people take turns inside a class, so one person’s many requests cannot crowd out everyone else’s.
+setting-gateway-connect-timeout-secs = Connect timeout (seconds)
+setting-gateway-connect-timeout-secs-hint = How long to wait for a model server to accept a connection before trying another replica.
+setting-gateway-first-byte-timeout-secs = Time to first byte (seconds)
+setting-gateway-first-byte-timeout-secs-hint = How long a model server may take to start answering (a long prompt’s prefill takes time, so be generous); beyond it the request fails with 504.
+setting-gateway-idle-timeout-secs = Idle timeout between chunks (seconds)
+setting-gateway-idle-timeout-secs-hint = How long an answer that has started may pause between two chunks; beyond it the answer ends with an error and the slot is freed.
 setting-activity-retention-days = Keep activity records (days)
 setting-activity-retention-days-hint = Older records are deleted once an hour.
 

@@ -36,6 +36,7 @@ outcome-expired = Caducada
 outcome-cancelled = Cancelada
 outcome-rejected = Cola llena
 outcome-refused = Denegada
+outcome-unavailable = Ningún backend disponible
 outcome-client-closed = El cliente se fue
 outcome-upstream-error = Fallo del servidor
 outcome-error = Error

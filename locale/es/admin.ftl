@@ -42,6 +42,12 @@ setting-gateway-max-waiters = Máximo de solicitudes en espera
 setting-gateway-max-waiters-hint = Por encima de esta cifra, las nuevas solicitudes se rechazan al instante con 429. 0 significa sin límite.
 setting-gateway-fair-share = Reparto equitativo dentro de una clase
 setting-gateway-fair-share-hint = Planificador estricto: dentro de una clase las personas se turnan, para que las muchas solicitudes de una no desplacen las de los demás.
+setting-gateway-connect-timeout-secs = Tiempo de conexión (segundos)
+setting-gateway-connect-timeout-secs-hint = Cuánto esperar a que un servidor de modelos acepte una conexión antes de probar otra réplica.
+setting-gateway-first-byte-timeout-secs = Tiempo hasta el primer byte (segundos)
+setting-gateway-first-byte-timeout-secs-hint = Cuánto puede tardar un servidor de modelos en empezar a responder (el prellenado de un prompt largo lleva tiempo: sea generoso); después la solicitud falla con 504.
+setting-gateway-idle-timeout-secs = Tiempo de inactividad entre fragmentos (segundos)
+setting-gateway-idle-timeout-secs-hint = Cuánto puede pausar una respuesta ya empezada entre dos fragmentos; después termina con un error y se libera la plaza.
 setting-activity-retention-days = Conservar la actividad (días)
 setting-activity-retention-days-hint = Los registros más antiguos se eliminan cada hora.
 

@@ -36,6 +36,7 @@ outcome-expired = Expiré
 outcome-cancelled = Annulé
 outcome-rejected = File pleine
 outcome-refused = Refusé
+outcome-unavailable = Aucun backend disponible
 outcome-client-closed = Client parti
 outcome-upstream-error = Échec du serveur
 outcome-error = Erreur

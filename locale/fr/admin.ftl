@@ -42,6 +42,12 @@ setting-gateway-max-waiters = Nombre maximal de requêtes en attente
 setting-gateway-max-waiters-hint = Au-delà, les nouvelles requêtes sont refusées aussitôt avec 429. 0 signifie sans limite.
 setting-gateway-fair-share = Partage équitable au sein d’une classe
 setting-gateway-fair-share-hint = Ordonnanceur strict : au sein d’une classe, les personnes passent à tour de rôle, pour que les nombreuses requêtes de l’une n’évincent pas celles des autres.
+setting-gateway-connect-timeout-secs = Délai de connexion (secondes)
+setting-gateway-connect-timeout-secs-hint = Combien de temps attendre qu’un serveur de modèles accepte une connexion avant d’essayer une autre réplique.
+setting-gateway-first-byte-timeout-secs = Délai avant le premier octet (secondes)
+setting-gateway-first-byte-timeout-secs-hint = Combien de temps un serveur de modèles peut mettre à commencer sa réponse (le préremplissage d’un long prompt prend du temps : soyez généreux) ; au-delà, la requête échoue avec 504.
+setting-gateway-idle-timeout-secs = Délai d’inactivité entre deux morceaux (secondes)
+setting-gateway-idle-timeout-secs-hint = Combien de temps une réponse commencée peut s’interrompre entre deux morceaux ; au-delà, elle se termine par une erreur et la place est libérée.
 setting-activity-retention-days = Conserver l’activité (jours)
 setting-activity-retention-days-hint = Les enregistrements plus anciens sont supprimés toutes les heures.
 

@@ -36,6 +36,7 @@ outcome-expired = Истекло время
 outcome-cancelled = Отменён
 outcome-rejected = Очередь заполнена
 outcome-refused = Отклонён
+outcome-unavailable = Нет доступного бэкенда
 outcome-client-closed = Клиент отключился
 outcome-upstream-error = Сбой сервера
 outcome-error = Ошибка

@@ -42,6 +42,12 @@ setting-gateway-max-waiters = Максимум ожидающих запросо
 setting-gateway-max-waiters-hint = Сверх этого числа новые запросы сразу отклоняются с кодом 429. 0 — без ограничения.
 setting-gateway-fair-share = Справедливое распределение внутри класса
 setting-gateway-fair-share-hint = Строгий планировщик: внутри класса пользователи обслуживаются по очереди, чтобы множество запросов одного не вытесняло запросы остальных.
+setting-gateway-connect-timeout-secs = Тайм-аут подключения (секунды)
+setting-gateway-connect-timeout-secs-hint = Сколько ждать, пока сервер моделей примет соединение, прежде чем попробовать другую реплику.
+setting-gateway-first-byte-timeout-secs = Время до первого байта (секунды)
+setting-gateway-first-byte-timeout-secs-hint = Сколько сервер моделей может начинать ответ (префилл длинного промпта занимает время, поэтому не скупитесь); после этого запрос завершается ошибкой 504.
+setting-gateway-idle-timeout-secs = Тайм-аут простоя между частями (секунды)
+setting-gateway-idle-timeout-secs-hint = Сколько начатый ответ может молчать между двумя частями; после этого он завершается ошибкой, а слот освобождается.
 setting-activity-retention-days = Хранить активность (дни)
 setting-activity-retention-days-hint = Более старые записи удаляются каждый час.
 

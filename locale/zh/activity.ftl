@@ -36,6 +36,7 @@ outcome-expired = 已超时
 outcome-cancelled = 已取消
 outcome-rejected = 队列已满
 outcome-refused = 被拒绝
+outcome-unavailable = 无可用后端
 outcome-client-closed = 客户端已断开
 outcome-upstream-error = 服务器出错
 outcome-error = 错误

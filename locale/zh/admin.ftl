@@ -42,6 +42,12 @@ setting-gateway-max-waiters = 最大等待请求数
 setting-gateway-max-waiters-hint = 超过此数量后，新请求会立即以 429 被拒绝。0 表示不限制。
 setting-gateway-fair-share = 类别内公平分配
 setting-gateway-fair-share-hint = 严格调度器：同一类别内各用户轮流处理，避免某一用户的大量请求挤占其他人的请求。
+setting-gateway-connect-timeout-secs = 连接超时（秒）
+setting-gateway-connect-timeout-secs-hint = 等待模型服务器接受连接的时长，超时后改试其他副本。
+setting-gateway-first-byte-timeout-secs = 首字节超时（秒）
+setting-gateway-first-byte-timeout-secs-hint = 模型服务器开始响应前允许的时长（长提示词的预填充需要时间，请设得宽裕些）；超时后请求以 504 失败。
+setting-gateway-idle-timeout-secs = 分块间空闲超时（秒）
+setting-gateway-idle-timeout-secs-hint = 已开始的响应在两个分块之间允许停顿的时长；超时后响应以错误结束并释放槽位。
 setting-activity-retention-days = 活动记录保留天数
 setting-activity-retention-days-hint = 更早的记录每小时删除一次。
 

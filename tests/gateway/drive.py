@@ -3,7 +3,9 @@ gates, what each engine received, and scrapes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -141,6 +143,101 @@ def sample(
         present = sorted({n for n, _ in scraped if n.startswith(name)})
         raise AssertionError(f"no sample {name}{labels}; present: {present}")
     return scraped[key]
+
+
+class ScriptedEngine:
+    """A raw-socket engine that answers every request by playing a script: byte strings to send,
+    numbers of seconds to pause, and None to drop the connection. It can break HTTP as no real
+    server library would (framing, status lines), which is what fault tests need.
+
+    The script may depend on the request (a function of its raw bytes). After it the engine waits
+    for the next request on the same connection (an answer left unfinished is so a silent
+    engine), unless the script dropped it; `close()` closes every connection.
+    """
+
+    def __init__(self, script: Any, *, answer_gets: bool = False) -> None:
+        self.script = script
+        # Detection and health probes are GETs; unless asked to, the engine knows none of them.
+        self.answer_gets = answer_gets
+        self.requests: list[bytes] = []  # the bodies of the POSTs it received
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self._conns: list[socket.socket] = []
+        threading.Thread(target=self._serve, name="scripted-engine", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            self._conns.append(conn)
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while True:  # keep-alive: the next request may come on the same connection
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = re.search(rb"(?i)content-length:\s*(\d+)", head)
+                size = int(length.group(1)) if length else 0
+                while len(data) < size:
+                    data += conn.recv(65536)
+                body, data = data[:size], data[size:]
+                if head.startswith(b"GET ") and not self.answer_gets:
+                    conn.sendall(NOT_FOUND)
+                    continue
+                if head.startswith(b"POST "):
+                    self.requests.append(body)
+                request = head + b"\r\n\r\n" + body
+                steps = self.script(request) if callable(self.script) else self.script
+                for step in steps:
+                    if step is None:
+                        conn.close()
+                        return
+                    if isinstance(step, int | float):
+                        time.sleep(step)
+                    else:
+                        conn.sendall(step)
+        except OSError:
+            return
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self._conns:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+NOT_FOUND = (
+    b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+)
+
+
+def http_head(status: int = 200, reason: str = "OK", **headers: str) -> bytes:
+    """A status line and headers (underscores in names become dashes)."""
+    lines = [f"HTTP/1.1 {status} {reason}"]
+    lines += [f"{name.replace('_', '-')}: {value}" for name, value in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def chunk(data: bytes) -> bytes:
+    """One chunk of a chunked body."""
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def json_answer(status: int, payload: Any, reason: str = "Error") -> bytes:
+    body = json.dumps(payload).encode()
+    return http_head(
+        status, reason, content_type="application/json", content_length=str(len(body))
+    ) + body
 
 
 class DiesMidStream:

@@ -178,7 +178,7 @@ def test_every_outcome_leaves_a_record_of_who_what_where_and_how_long(
             **{"class": "low"},
         ),
         "cass": expected("cass", outcome="cancelled", status=499, backend=""),
-        "erin": expected("erin", outcome="error", status=503, backend="", model="sim-large"),
+        "erin": expected("erin", outcome="unavailable", status=503, backend="", model="sim-large"),
         "ezra": expected("ezra", outcome="expired", status=503, backend=""),
         "rita": expected("rita", outcome="rejected", status=429, backend=""),
     }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from gateway.crypto import decrypt
 from gateway.models import Backend, Pool
 from tests.accounts.errors import CSRF_MISSING, NOT_ADMIN, NOT_SIGNED_IN, envelope
 from tests.factories import make_group, make_token_with_secret, make_user
-from tests.gateway.drive import chat, wait_until, waiting
+from tests.gateway.drive import HTTP, chat, engine_records
 
 BACKENDS = "/api/v0/admin/backends"
 POOLS = "/api/v0/admin/pools"
@@ -547,25 +546,41 @@ def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(
 
     assert put(admin, BACKENDS, {"name": "sim1", "enabled": False}).status_code == 200
     refused = chat(gateway, key)
+    # Nothing could serve it: refused at once instead of waiting out the budget.
     assert refused.status_code == 503, refused.text
-    assert refused.headers["retry-after"] == "1"
+    assert refused.headers["retry-after"] == "5"
     assert refused.json() == {
         "error": {
-            "message": "No capacity for 'sim-small' within 1 seconds; try again later.",
+            "message": "No healthy backend serves 'sim-small' right now (all are down or "
+            "disabled); try again later.",
             "type": "api_error",
             "param": None,
-            "code": "capacity_timeout",
+            "code": "no_healthy_backend",
         }
     }
 
-    settings_update(values={"gateway.upstream_wait_secs": 30})
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        queued = pool.submit(chat, gateway, key)
-        wait_until(lambda: waiting(gateway) == 1, "a request waits for the disabled backend")
-        assert put(admin, BACKENDS, {"name": "sim1", "enabled": True}).status_code == 200
-        resumed = queued.result()
+    assert put(admin, BACKENDS, {"name": "sim1", "enabled": True}).status_code == 200
+    resumed = chat(gateway, key)
     assert resumed.status_code == 200, resumed.text
     assert resumed.headers["x-aiplane-backend"] == "sim1"
+
+
+def test_a_backend_is_identified_when_it_is_saved_so_auto_mode_forwards_from_its_first_request(
+    gateway: Any, make_sim: Any, carol: Any, login: Any
+) -> None:
+    engine = make_sim(server_info="sglang", sglang_priority=True, sglang_schedule_policy="fcfs")
+    admin = login(carol)
+    key = make_token_with_secret(make_user("alice"), name="laptop")[1]
+    settings_update(values={"gateway.priority_enabled": True})
+
+    put(admin, BACKENDS, {"name": "sg", "base_url": engine.url + "/v1"})
+    put(admin, POOLS, {"name": "default", "backends": ["sg"]})
+
+    saved = admin.get(BACKENDS).json()["backends"][0]
+    assert saved["forwarding"] == "forwarding priority as field 'priority' (larger first)"
+    assert saved["discovered_models"] == ["sim-small", "sim-large"]
+    assert chat(gateway, key).status_code == 200
+    assert engine_records(engine)[-1]["body"]["priority"] == 1  # medium, SGLang's direction
 
 
 def test_detection_through_the_api_explains_what_auto_mode_will_forward(
@@ -575,8 +590,8 @@ def test_detection_through_the_api_explains_what_auto_mode_will_forward(
     admin = login(carol)
     put(admin, BACKENDS, {"name": "sg", "base_url": engine.url + "/v1"})
     put(admin, POOLS, {"name": "default", "backends": ["sg"]})
-    before = admin.get(BACKENDS).json()["backends"][0]
-    assert before["forwarding"] == "not forwarded: the backend has not been identified"
+    # The engine is restarted with low values first: detecting again says so.
+    HTTP.post(engine.url + "/sim/config", json={"sglang_low_first": True}).raise_for_status()
 
     response = admin.post(f"{BACKENDS}/sg/detect")
     assert response.status_code == 200, response.content
@@ -586,12 +601,12 @@ def test_detection_through_the_api_explains_what_auto_mode_will_forward(
         "kind": "sglang",
         "priority_scheduling": True,
         "schedule_policy": "fcfs",
-        "low_values_first": False,
+        "low_values_first": True,
     }
     assert body["discovered_models"] == ["sim-small", "sim-large"]
-    assert body["forwarding"] == "forwarding priority as field 'priority' (larger first)"
+    assert body["forwarding"] == "forwarding priority as field 'priority' (smaller first)"
     mapping = gateway.runtime.snapshot.upstreams["sg"].mapping
-    assert (mapping.field, mapping.values) == ("priority", (0, 1, 2))
+    assert (mapping.field, mapping.values) == ("priority", (2, 1, 0))
 
 
 # ----- the OpenAPI document --------------------------------------------------------------------

@@ -79,6 +79,37 @@ async def test_an_empty_path_probes_the_models_list_without_a_key() -> None:
     assert "authorization" not in seen[0].headers
 
 
+def answering_by_path(statuses: dict[str, int], seen: list[str]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        return httpx.Response(statuses.get(request.url.path, 404), json={})
+
+    return httpx.MockTransport(handler)
+
+
+@pytest.mark.parametrize("missing", [404, 405, 501])
+async def test_an_engine_without_the_health_path_is_up_when_its_models_list_answers(
+    missing: int,
+) -> None:
+    # llama-cpp-python's OpenAI server answers /health with 404.
+    seen: list[str] = []
+    handler = answering_by_path({"/health": missing, "/v1/models": 200}, seen)
+    assert await probe(handler) is True
+    assert seen == ["/health", "/v1/models"]
+
+
+async def test_an_engine_without_the_health_path_whose_models_list_fails_is_down() -> None:
+    seen: list[str] = []
+    assert await probe(answering_by_path({"/health": 404, "/v1/models": 500}, seen)) is False
+    assert seen == ["/health", "/v1/models"]
+
+
+async def test_a_failing_health_path_is_not_second_guessed_by_the_models_list() -> None:
+    seen: list[str] = []
+    assert await probe(answering_by_path({"/health": 503, "/v1/models": 200}, seen)) is False
+    assert seen == ["/health"]
+
+
 async def test_the_probe_asks_for_a_short_timeout() -> None:
     seen: list[httpx.Request] = []
     await probe(answering(200, seen))

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 
-import pytest
-
-from gateway import asgi
 from tests.factories import make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
 from tests.gateway.drive import wait_until
 
 
-def test_a_client_that_stops_reading_its_stream_gives_the_slot_back(
-    gateway, make_sim, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setattr(asgi, "STALLED_CLIENT_SECS", 0.5)
+def test_a_client_that_stops_reading_its_stream_gives_the_slot_back(gateway, make_sim):
+    rt = gateway.runtime
+    rt.timeouts = dataclasses.replace(rt.timeouts, stalled_client=0.5)
     key = make_token_with_secret(make_user("alice"))[1]
     # Far more than the socket buffers between the gateway and the client can hold.
     engine = make_sim(tokens=400_000, token_delay=0)

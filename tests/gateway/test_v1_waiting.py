@@ -136,21 +136,43 @@ def test_raising_a_backends_capacity_admits_a_waiter_without_a_release(gateway, 
     wait_idle(gateway, "solo")
 
 
-def test_a_waiter_is_admitted_as_soon_as_its_backend_is_re_enabled(gateway, make_sim, key):
+def test_a_waiter_whose_backend_is_disabled_keeps_waiting_and_runs_once_it_is_re_enabled(
+    gateway, gated, key
+):
     from gateway.topology import backend_save
 
-    engine = make_sim(tokens=1, token_delay=0)
-    add_backend("solo", engine.url, enabled=False)
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
         waiter = pool.submit(chat, gateway, key, "waiter")
         wait_until(lambda: gateway.runtime.queue.waiting == 1, "the request waits")
-        assert engine_records(engine) == []
+        backend_save(data={"name": "solo", "enabled": False})
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+        # The slot is free but the backend is in maintenance: the waiter stays in line.
+        assert gateway.runtime.queue.waiting == 1
+        assert labels_seen(gated) == ["blocker"]
 
         backend_save(data={"name": "solo", "enabled": True})
 
         assert waiter.result().status_code == 200
-    assert labels_seen(engine) == ["waiter"]
+    assert labels_seen(gated) == ["blocker", "waiter"]
     wait_idle(gateway, "solo")
+
+
+def test_a_request_for_a_model_whose_backends_are_all_disabled_is_refused_at_once(
+    gateway, make_sim, key
+):
+    engine = make_sim(tokens=1, token_delay=0)
+    add_backend("solo", engine.url, enabled=False)
+
+    r = chat(gateway, key)
+
+    assert r.status_code == 503, r.text
+    assert r.headers["retry-after"] == "5"
+    assert r.json()["error"]["code"] == "no_healthy_backend"
+    assert "'sim-small'" in r.json()["error"]["message"]
+    assert gateway.runtime.queue.waiting == 0
+    assert engine_records(engine) == []
 
 
 # ----- disconnects --------------------------------------------------------------------------
@@ -219,11 +241,12 @@ def test_slots_are_released_on_every_path(gateway, make_sim, key):
     assert [r.status_code for r in results] == [200] * 16
     wait_idle(gateway, "solo")
 
-    # Upstream errors: passed through (500, 400) and retried-then-failed (503, socket).
+    # Upstream errors: the engine's own refusal (400), its failure (500 -> 502), retried and
+    # then failed (503, socket).
     for status in (500, 400, 503):
         configure(engine, fail_next=1, fail_status=status)
         r = chat(gateway, key, f"fail-{status}")
-        assert r.status_code == (502 if status == 503 else status), r.text
+        assert r.status_code == {500: 502}.get(status, status), r.text
         wait_idle(gateway, "solo")
     r = chat(gateway, key, "dead", model="sim-large")
     assert r.status_code == 502, r.text

@@ -1,0 +1,458 @@
+"""The relay: one dispatch to the backend chosen, its answer streamed back, its slot freed once.
+
+The final dispatch boundary lives here (a fresh body for the backend actually used: its model id,
+its priority mapping), then the answer is passed on as it comes:
+
+- an event stream chunk by chunk, only ever up to an event boundary, so that a stream cut short
+  can end with one well-formed error event and `data: [DONE]`, as vLLM and SGLang end theirs;
+- a small body with a length whole, checked to be the JSON it claims to be;
+- any other body chunk by chunk; cut short, the client's connection is dropped (`DropConnection`)
+  so that it looks broken, never like a complete answer.
+
+Failures before the client got a byte are `Retryable` (the caller may try another replica), with
+the error the client gets when none is left. One watchdog per relay bounds the time to the first
+byte, the idle time between chunks and a send to a client that stopped reading; the client
+leaving cancels the relay at once. Every exit releases the slot in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from aiohttp.client_exceptions import ClientPayloadError
+from aiohttp.client_proto import ResponseHandler
+
+from gateway.activity import Entry
+from gateway.admission import CLASS_NAMES, Acquired
+from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
+from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
+from gateway.mapping import apply_mapping
+from gateway.outcomes import Outcome
+from gateway.registry import Upstream
+
+log = logging.getLogger("aiplane.gateway")
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+BUFFERED_BODY = 1 << 20  # a non-stream answer up to this size (with a length) is read whole
+MAX_PENDING_EVENT = 1 << 20  # an event longer than this is passed on without waiting for its end
+LARGE_BODY = 1 << 20  # request bodies this big are serialized off the event loop
+STALLED_CLIENT_SECS = 120.0  # a send blocked this long means the client stopped reading
+PASSED_RESPONSE_HEADERS = frozenset(
+    {"content-type", "content-encoding", "cache-control", "retry-after"}
+)
+CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
+DONE_EVENT = b"data: [DONE]\n\n"
+_UPSTREAM_FAULTS = (aiohttp.ClientError, OSError, TimeoutError)
+
+
+class Retryable(Exception):
+    """The backend failed before the client got a byte: another replica may take the request.
+
+    `error` is what the client gets when no other replica can.
+    """
+
+    def __init__(self, reason: str, error: GatewayError) -> None:
+        super().__init__(reason)
+        self.error = error
+
+
+class DropConnection(Exception):
+    """Raised out of the ASGI app so that the server drops the client's connection: an answer
+    cut short must look broken (an empty final body would end it normally, FACTS.md), and a
+    client that stopped reading must not keep its connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """The upstream client's bounds, from the operator settings (`gateway.*_timeout_secs`)."""
+
+    connect: float = 5.0
+    first_byte: float = 600.0  # generous: a long prompt's prefill on a busy engine takes long
+    idle: float = 60.0  # between two chunks of an answer that has started
+    stalled_client: float = STALLED_CLIENT_SECS
+
+
+# Why a relay was cut short by its watchdog or its client.
+_CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE = range(4)
+
+
+class Relay:
+    """One attempt at one backend. `run()` returns when the answer was passed on (or the client
+    left), raises `Retryable`, a `GatewayError` before the answer started, or `DropConnection`."""
+
+    __slots__ = (
+        "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_timer",
+        "acquired", "active", "body_kind", "gone", "record", "send", "session", "started",
+        "timeouts", "upstream",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        upstream: Upstream,
+        acquired: Acquired,
+        *,
+        send: Send,
+        gone: asyncio.Future[Any],
+        record: Entry,
+        timeouts: Timeouts,
+    ) -> None:
+        self.session = session
+        self.upstream = upstream
+        self.acquired = acquired
+        self.send = send
+        self.gone = gone
+        self.record = record
+        self.timeouts = timeouts
+        self.started = False  # the client's answer has begun (its status line is gone)
+        self.active = False
+        self.body_kind = ""
+        self._abort: int | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._mark = 0.0  # loop time of the last progress (request sent, chunk in, chunk out)
+        self._sending = False  # a send to the client is in progress
+        self._pending = b""  # the start of an event not yet complete
+        self._last = b""  # the last bytes sent, to know whether an event boundary follows
+
+    async def run(self, client_body: dict[str, Any], path: str, *, large: bool = False) -> None:
+        try:
+            if self.gone.done():
+                self._mark_cancelled()
+                return
+            payload = await self._payload(client_body, large)
+            await self._relay(payload, path)
+        finally:
+            self.active = False
+            if self._timer is not None:
+                self._timer.cancel()
+            self.gone.remove_done_callback(self._client_left)
+            self.acquired.release()
+
+    # ----- the final dispatch boundary ------------------------------------------------------
+
+    async def _payload(self, client_body: dict[str, Any], large: bool) -> bytes:
+        # A fresh copy per attempt, so a retry never inherits another backend's model id or
+        # priority field.
+        body = dict(client_body)
+        body["model"] = self.acquired.model
+        apply_mapping(body, self.upstream.mapping, self.acquired.waiter.cls)
+        try:
+            if large:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(None, dump_body, body)  # type: ignore[no-any-return]
+            return dump_body(body)
+        except RecursionError:
+            # It decoded at a shallower stack; re-encoding here may still run out of it.
+            raise BadRequest("The request body is nested too deeply.") from None
+
+    # ----- the exchange ---------------------------------------------------------------------
+
+    async def _relay(self, payload: bytes, path: str) -> None:
+        up = self.upstream
+        record = self.record
+        record.backend = up.name
+        task = asyncio.current_task()
+        if task is None:  # pragma: no cover - ASGI servers always run us in a task
+            raise RuntimeError("the gateway must run inside an asyncio task")
+        self._task = task
+        self.active = True
+        self.gone.add_done_callback(self._client_left)
+        self._mark = self._loop.time()
+        self._arm(self.timeouts.first_byte)
+        resp: aiohttp.ClientResponse | None = None
+        try:
+            try:
+                resp = await self.session.post(
+                    up.url(path),
+                    data=payload,
+                    headers=up.headers,
+                    allow_redirects=False,
+                    timeout=aiohttp.ClientTimeout(
+                        total=None, sock_connect=self.timeouts.connect, sock_read=None
+                    ),
+                )
+            except _UPSTREAM_FAULTS as err:
+                raise self._retryable(f"{type(err).__name__} before answering") from None
+            record.status = resp.status
+            if not 200 <= resp.status < 300:
+                await self._refused(resp)
+            content_type = resp.headers.get("content-type", "")
+            if content_type.startswith("text/event-stream"):
+                self.body_kind = "events"
+                await self._events(resp)
+            elif resp.content_length is not None and resp.content_length <= BUFFERED_BODY:
+                self.body_kind = "buffered"
+                await self._buffered(resp, content_type)
+            else:
+                self.body_kind = "stream"
+                await self._stream(resp)
+        except asyncio.CancelledError:
+            reason = self._abort
+            if reason is None:
+                raise  # the server is stopping: not ours to handle
+            task.uncancel()
+            self._aborted(reason)
+            if not self.started or reason in (_CLIENT_LEFT,):
+                return
+            await self._broken(resp, "stopped sending within the idle timeout")
+        except _UPSTREAM_FAULTS as err:
+            if not self.started:
+                raise self._retryable(f"{type(err).__name__} before answering") from None
+            await self._broken(resp, f"failed mid-answer ({type(err).__name__})")
+        finally:
+            self.active = False
+            if resp is not None:
+                # close() drops the connection when the body was not read to its end, which is
+                # how the engine learns that the client left mid-stream.
+                resp.close()
+
+    async def _refused(self, resp: aiohttp.ClientResponse) -> None:
+        """An engine's non-2xx answer: retry elsewhere (502/503/504) or the client's error."""
+        status = resp.status
+        try:
+            body = await resp.content.read(MAX_ERROR_BODY)
+        except _UPSTREAM_FAULTS:
+            body = b""
+        error = error_for_status(
+            status,
+            body,
+            content_type=resp.headers.get("content-type", ""),
+            retry_after=resp.headers.get("retry-after"),
+            backend=self.upstream.name,
+        )
+        if status in RETRY_STATUS:
+            raise Retryable(f"{self.upstream.name} answered {status}", error)
+        log.info("backend %s answered %s: %s", self.upstream.name, status, error.message)
+        raise error
+
+    async def _buffered(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
+        data = await resp.read()
+        if "json" in content_type:
+            try:
+                json.loads(data)
+            except (ValueError, RecursionError):
+                raise UpstreamError(
+                    f"The model server {self.upstream.name} answered with invalid JSON."
+                ) from None
+        headers = self._headers(resp)
+        headers.append((b"content-length", str(len(data)).encode()))
+        await self._start(resp, headers)
+        await self.send({"type": "http.response.body", "body": data})
+
+    async def _stream(self, resp: aiohttp.ClientResponse) -> None:
+        # The first bytes come before the status line goes: a backend that dies before sending
+        # any can still be retried elsewhere, and status line and first token leave together.
+        chunks = resp.content.iter_any().__aiter__()
+        first = await anext(chunks, b"")
+        await self._start(resp, self._headers(resp))
+        if first:
+            await self._pass(first)
+            async for chunk in chunks:
+                await self._pass(chunk)
+        await self.send({"type": "http.response.body", "body": b""})
+
+    async def _events(self, resp: aiohttp.ClientResponse) -> None:
+        chunks = resp.content.iter_any().__aiter__()
+        first = await anext(chunks, b"")
+        await self._start(resp, self._headers(resp))
+        if first:
+            await self._event_bytes(first)
+            async for chunk in chunks:
+                await self._event_bytes(chunk)
+        if self._pending:
+            # The engine ended mid-event but cleanly: its bytes, as it sent them.
+            pending, self._pending = self._pending, b""
+            await self._pass(pending)
+        await self.send({"type": "http.response.body", "body": b""})
+
+    async def _event_bytes(self, chunk: bytes) -> None:
+        """Pass on whole events only; hold back the start of one not yet complete."""
+        if self._pending:
+            chunk, self._pending = self._pending + chunk, b""
+        if not (chunk.endswith(b"\n\n") or chunk.endswith(b"\r\n\r\n")):
+            end = max(_after(chunk, b"\n\n"), _after(chunk, b"\r\n\r\n"))
+            if end < len(chunk) and len(chunk) - end <= MAX_PENDING_EVENT:
+                chunk, self._pending = chunk[:end], chunk[end:]
+                if not chunk:
+                    self._mark = self._loop.time()
+                    return
+        await self._pass(chunk)
+
+    async def _pass(self, chunk: bytes) -> None:
+        loop = self._loop
+        self._mark = loop.time()
+        self._sending = True
+        await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+        self._sending = False
+        self._last = chunk
+        self._mark = loop.time()
+
+    async def _start(
+        self, resp: aiohttp.ClientResponse, headers: list[tuple[bytes, bytes]]
+    ) -> None:
+        record = self.record
+        record.first_byte_ms = (time.time() - record.started) * 1000
+        self.started = True
+        self._flowing()
+        await self.send({"type": "http.response.start", "status": resp.status, "headers": headers})
+
+    def _headers(self, resp: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
+        out = [
+            (k.lower().encode(), v.encode("latin-1", "replace"))
+            for k, v in resp.headers.items()
+            if k.lower() in PASSED_RESPONSE_HEADERS
+        ]
+        out.append((b"x-aiplane-backend", self.upstream.name.encode()))
+        out.append((b"x-aiplane-queue-ms", f"{self.record.queue_ms:.1f}".encode()))
+        out.append((b"x-aiplane-class", CLASS_BYTES[self.acquired.waiter.cls]))
+        return out
+
+    # ----- endings --------------------------------------------------------------------------
+
+    def _retryable(self, reason: str) -> Retryable:
+        name = self.upstream.name
+        return Retryable(
+            f"{name}: {reason}", UpstreamError(f"The model server {name} failed before answering.")
+        )
+
+    def _mark_cancelled(self) -> None:
+        self.record.outcome, self.record.status = Outcome.CANCELLED, 499
+
+    def _aborted(self, reason: int) -> None:
+        """Note why the watchdog or the client cut the relay short (before any broken ending)."""
+        record = self.record
+        if reason == _CLIENT_LEFT:
+            if self.started:
+                record.outcome = Outcome.CLIENT_CLOSED
+            else:
+                self._mark_cancelled()  # the client closed the request; nothing is sent
+        elif reason == _CLIENT_STALLED:
+            record.outcome = Outcome.CLIENT_CLOSED
+            raise DropConnection("the client stopped reading its answer")
+        elif not self.started:
+            limit = self.timeouts.first_byte
+            raise UpstreamTimeout(
+                f"The model server {self.upstream.name} sent nothing within {limit:g} seconds."
+            )
+
+    async def _broken(self, resp: aiohttp.ClientResponse | None, what: str) -> None:
+        """The answer had started when the backend failed: end it so that it looks broken."""
+        name = self.upstream.name
+        self.active = False  # the client leaving during the last send changes nothing now
+        log.warning("backend %s %s", name, what)
+        self.record.outcome = Outcome.UPSTREAM_ERROR
+        if self.body_kind != "events":
+            raise DropConnection(f"the model server {name} {what}")
+        # An event stream ends with an error event at an event boundary, then [DONE].
+        failure = UpstreamError(f"The model server {name} {what}.")
+        head = b"" if not self._last or self._last.endswith(b"\n\n") else b"\n\n"
+        if self._last.endswith(b"\n") and head:
+            head = b"\n"
+        tail = head + b"data: " + failure.body() + b"\n\n" + DONE_EVENT
+        with contextlib.suppress(Exception):
+            await self.send({"type": "http.response.body", "body": tail})
+
+    # ----- the watchdog and the client ------------------------------------------------------
+
+    def _arm(self, after: float) -> None:
+        self._timer = self._loop.call_at(self._mark + after, self._check)
+
+    def _flowing(self) -> None:
+        """The answer started: from now on the idle and stalled-client bounds apply."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._mark = self._loop.time()
+        self._arm(min(self.timeouts.idle, self.timeouts.stalled_client))
+
+    def _check(self) -> None:
+        if not self.active:
+            return
+        t = self.timeouts
+        if not self.started:
+            limit, reason = t.first_byte, _NO_FIRST_BYTE
+        elif self._sending:
+            limit, reason = t.stalled_client, _CLIENT_STALLED
+        else:
+            limit, reason = t.idle, _UPSTREAM_IDLE
+        loop = self._loop
+        if loop.time() >= self._mark + limit:
+            self._cancel(reason)
+        else:
+            step = limit if not self.started else min(t.idle, t.stalled_client)
+            self._timer = loop.call_at(min(self._mark + limit, loop.time() + step), self._check)
+
+    def _client_left(self, _: object) -> None:
+        if self.active:
+            self._cancel(_CLIENT_LEFT)
+
+    def _cancel(self, reason: int) -> None:
+        if self._abort is None and self._task is not None:
+            self._abort = reason
+            self._task.cancel()
+
+
+def _after(data: bytes, separator: bytes) -> int:
+    """The index just past the last `separator` in `data`, or 0."""
+    at = data.rfind(separator)
+    return 0 if at < 0 else at + len(separator)
+
+
+def dump_body(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+class _ResponseHandler(ResponseHandler):
+    """aiohttp's connection protocol, but a framing error mid-body fails the body's reader.
+
+    With aiohttp's C parser (the default), a chunked body whose framing breaks after its first
+    chunk closes the connection yet leaves the reader waiting for more (FACTS.md: a request hung
+    with its slot held); its pure-Python parser fails the reader. This hands the parser's error
+    to the reader, so every malformed answer ends at once.
+    """
+
+    def set_exception(self, exc: BaseException, *args: Any) -> None:
+        payload = self._payload
+        super().set_exception(exc, *args)
+        if payload is not None and not payload.is_eof() and payload.exception() is None:
+            payload.set_exception(ClientPayloadError(f"Malformed response body: {exc}"))
+
+
+def connector(**options: Any) -> aiohttp.TCPConnector:
+    """The upstream connector, with the protocol that fails a malformed body at once."""
+    conn = aiohttp.TCPConnector(**options)
+    factory = getattr(conn, "_factory", None)
+    if isinstance(factory, functools.partial) and factory.func is ResponseHandler:
+        conn._factory = functools.partial(_ResponseHandler, **factory.keywords)  # type: ignore[attr-defined,assignment]
+    else:  # pragma: no cover - a later aiohttp; the regression test says whether it still hangs
+        log.warning("aiohttp's connector changed; malformed bodies end at the idle timeout")
+    return conn
+
+
+class _DroppedConnectionFilter(logging.Filter):
+    """The servers log an app's exception with a traceback; a dropped connection is ours, on
+    purpose, and already logged in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, DropConnection):
+            return False
+        return not any(isinstance(arg, DropConnection) for arg in record.args or ())
+
+
+def quiet_dropped_connections() -> None:
+    for name in ("uvicorn.error", "daphne.server"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DroppedConnectionFilter) for f in logger.filters):
+            logger.addFilter(_DroppedConnectionFilter())
