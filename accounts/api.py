@@ -51,6 +51,7 @@ _ERROR_MEANINGS = {
     403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling).",
     404: "No such object, or not yours.",
     409: "Conflicts with the current state.",
+    429: "Too many failed sign-in attempts (code too_many_attempts); wait Retry-After seconds.",
 }
 
 
@@ -117,7 +118,7 @@ class SessionLoginApi(APIView):
         tags=["session"],
         summary="Sign in with a password (needs the CSRF cookie and X-CSRFToken)",
         request=LoginIn,
-        responses={200: MeOut, **_errors(400, 401, 403)},
+        responses={200: MeOut, **_errors(400, 401, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         # Login CSRF matters too: otherwise a site could sign a victim into its own account.

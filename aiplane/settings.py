@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "django_prometheus",
+    "axes",
     "aiplane",
     "accounts",
     "gateway",
@@ -84,6 +86,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Turns a sign-in that django-axes refused into accounts.throttle.lockout_response.
+    "axes.middleware.AxesMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
@@ -122,6 +126,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# django-axes first: it refuses a locked-out sign-in before the password hasher runs.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Sign-in throttling (accounts/throttle.py): failures lock the username from any address and
+# the address for any username, until the cool-off has passed since the failures that locked it.
+AXES_FAILURE_LIMIT = env_int("AIPLANE_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("AIPLANE_LOGIN_COOLOFF_SECS", 900))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# Attempts while locked out are neither stored nor prolong the lockout: the rows stay bounded.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful sign-in, kept forever
+AXES_ENABLE_ADMIN = False
+AXES_HANDLER = "accounts.throttle.LoginAttempts"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
+# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client's address.
+AIPLANE_TRUSTED_PROXIES = env_list("AIPLANE_TRUSTED_PROXIES", [])
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -181,5 +207,6 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},  # health probes every few seconds are not news
+        "axes": {"level": "WARNING"},  # failures and lockouts, not every clean-up it runs
     },
 }
