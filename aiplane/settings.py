@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "channels",
     "django_prometheus",
     "axes",
+    "csp",
     "aiplane",
     "accounts",
     "gateway",
@@ -79,6 +80,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -167,6 +169,24 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
+
+# Every page, and every other answer of the Django side, may load only from its own origin: no
+# inline script, style attribute, event handler or javascript: URL, so an injected fragment of
+# markup cannot run or restyle anything. 'self' covers same-origin ws:// and wss:// (CSP 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the page scripts read it to send X-CSRFToken
