@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -148,8 +149,12 @@ AXES_ENABLE_ADMIN = False
 AXES_HANDLER = "accounts.throttle.LoginAttempts"
 AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
-# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client's address.
-AIPLANE_TRUSTED_PROXIES = env_list("AIPLANE_TRUSTED_PROXIES", [])
+# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client's address;
+# parsed here so that a typo stops the start, not every sign-in.
+AIPLANE_TRUSTED_PROXIES = [
+    str(ipaddress.ip_network(entry, strict=False))
+    for entry in env_list("AIPLANE_TRUSTED_PROXIES", [])
+]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
