@@ -51,6 +51,7 @@ _ERROR_MEANINGS = {
     403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling).",
     404: "No such object, or not yours.",
     409: "Conflicts with the current state.",
+    429: "Too many failed sign-in attempts (code too_many_attempts); wait Retry-After seconds.",
 }
 
 
@@ -117,7 +118,7 @@ class SessionLoginApi(APIView):
         tags=["session"],
         summary="Sign in with a password (needs the CSRF cookie and X-CSRFToken)",
         request=LoginIn,
-        responses={200: MeOut, **_errors(400, 401, 403)},
+        responses={200: MeOut, **_errors(400, 401, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         # Login CSRF matters too: otherwise a site could sign a victim into its own account.
@@ -235,7 +236,7 @@ class TokenRevokeApi(APIView):
     )
     def post(self, request: Request, token_id: int) -> Response:
         token = selectors.token_of(owner=request.user, token_id=token_id)
-        token = services.token_revoke(token=token)
+        token = services.token_revoke(token=token, actor=request.user)
         return Response(TokenOut(token, context=_personal(request)).data)
 
 
@@ -368,6 +369,31 @@ class AdminTokenPriorityApi(AdminApi):
         services.token_priority_override(token=token, admin=request.user, priority=data["priority"])
         token = selectors.token_get(token_id=token_id)
         return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
+
+
+class AdminTokenRevokeApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Revoke any token at once (its owner sees who did; revoking again changes nothing)",
+        request=None,
+        responses={200: AdminTokenOut, **_errors(401, 403, 404)},
+    )
+    def post(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_get(token_id=token_id)
+        services.token_revoke(token=token, actor=request.user)
+        token = selectors.token_get(token_id=token_id)
+        return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
+
+
+class AdminTokenItemApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Delete any token (it stops working at once)",
+        responses={204: None, **_errors(401, 403, 404)},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        services.token_delete(token=selectors.token_get(token_id=token_id))
+        return Response(status=204)
 
 
 class AdminSettingsApi(AdminApi):

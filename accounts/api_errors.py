@@ -14,7 +14,6 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.views import csrf as django_csrf
 from django.views import defaults as django_defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -150,8 +149,11 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    """CSRF_FAILURE_VIEW: the envelope under /api/, Django's page elsewhere."""
+    """CSRF_FAILURE_VIEW: the envelope under /api/, our localized page elsewhere (Django's own
+    page styles itself inline, which the Content-Security-Policy refuses)."""
     if _is_api(request):
         body = error_body(f"CSRF Failed: {reason}", "permission_error", "csrf_failed")
         return JsonResponse(body, status=403)
-    return django_csrf.csrf_failure(request, reason)
+    from aiplane.ui import page
+
+    return page(request, "403_csrf.html", status=403, title_id="forbidden-title")

@@ -71,6 +71,14 @@ class ApiToken(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # The owner, or the administrator who stopped a key that leaked: the owner is told which.
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     # None means every model the owner's groups may use; a list narrows it further.
     model_allowlist = models.JSONField(null=True, blank=True)
     priority = models.PositiveSmallIntegerField(null=True, blank=True, choices=PRIORITY_CHOICES)

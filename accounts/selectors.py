@@ -17,19 +17,19 @@ def token_not_found() -> ApiError:
 
 
 def tokens_of(*, owner: User) -> QuerySet[ApiToken]:
-    return ApiToken.objects.filter(owner=owner)
+    return ApiToken.objects.filter(owner=owner).select_related("revoked_by")
 
 
 def token_of(*, owner: User, token_id: int) -> ApiToken:
     """The owner's token; another person's token is indistinguishable from a missing one."""
-    token = ApiToken.objects.filter(owner=owner, pk=token_id).first()
+    token = tokens_of(owner=owner).filter(pk=token_id).first()
     if token is None:
         raise token_not_found()
     return token
 
 
 def tokens_all() -> QuerySet[ApiToken]:
-    return ApiToken.objects.select_related("owner", "priority_set_by")
+    return ApiToken.objects.select_related("owner", "priority_set_by", "revoked_by")
 
 
 def token_get(*, token_id: int) -> ApiToken:

@@ -91,6 +91,10 @@ class TokenOut(serializers.Serializer):
     last_used_at = serializers.DateTimeField(allow_null=True)
     expires_at = serializers.DateTimeField(allow_null=True)
     revoked = serializers.BooleanField(source="is_revoked")
+    revoked_at = serializers.DateTimeField(allow_null=True)
+    revoked_by = serializers.SerializerMethodField(
+        help_text="Who revoked it: the owner or an administrator (null if unknown or not revoked)."
+    )
     priority = PriorityField(help_text="The saved override; null inherits the owner's groups.")
     effective_priority = serializers.SerializerMethodField()
     model_allowlist = serializers.ListField(child=serializers.CharField(), allow_null=True)
@@ -98,6 +102,11 @@ class TokenOut(serializers.Serializer):
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_effective_priority(self, token: Any) -> str:
         return self.context["effective"](token).label
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_revoked_by(self, token: Any) -> str | None:
+        revoker = token.revoked_by
+        return None if revoker is None else str(revoker.get_username())
 
 
 class TokenWithSecretOut(TokenOut):

@@ -85,10 +85,16 @@ def token_priority_override(*, token: ApiToken, admin: User, priority: Priority 
 
 
 @transaction.atomic
-def token_revoke(*, token: ApiToken) -> ApiToken:
+def token_revoke(*, token: ApiToken, actor: User) -> ApiToken:
+    """Stop the token for good (the owner's or an administrator's act, the caller checked which);
+    revoking again keeps the first revocation and who made it.
+
+    The save empties the caller cache once committed, so the next /v1 request with it is a 401.
+    """
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
+        token.revoked_by = actor
+        token.save(update_fields=["revoked_at", "revoked_by"])
     return token
 
 

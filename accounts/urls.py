@@ -24,6 +24,12 @@ urlpatterns = [
     path("admin/users", api.AdminUsersApi.as_view(), name="admin-users"),
     path("admin/users/<int:user_id>", api.AdminUserItemApi.as_view(), name="admin-user"),
     path("admin/tokens", api.AdminTokensApi.as_view(), name="admin-tokens"),
+    path("admin/tokens/<int:token_id>", api.AdminTokenItemApi.as_view(), name="admin-token"),
+    path(
+        "admin/tokens/<int:token_id>/revoke",
+        api.AdminTokenRevokeApi.as_view(),
+        name="admin-token-revoke",
+    ),
     path(
         "admin/tokens/<int:token_id>/priority",
         api.AdminTokenPriorityApi.as_view(),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -69,6 +71,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "channels",
     "django_prometheus",
+    "axes",
+    "csp",
     "aiplane",
     "accounts",
     "gateway",
@@ -77,6 +81,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -84,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Turns a sign-in that django-axes refused into accounts.throttle.lockout_response.
+    "axes.middleware.AxesMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
@@ -123,6 +130,32 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out sign-in before the password hasher runs.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Sign-in throttling (accounts/throttle.py): failures lock the username from any address and
+# the address for any username, until the cool-off has passed since the failures that locked it.
+AXES_FAILURE_LIMIT = env_int("AIPLANE_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("AIPLANE_LOGIN_COOLOFF_SECS", 900))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# Attempts while locked out are neither stored nor prolong the lockout: the rows stay bounded.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful sign-in, kept forever
+AXES_ENABLE_ADMIN = False
+AXES_HANDLER = "accounts.throttle.LoginAttempts"
+AXES_LOCKOUT_CALLABLE = "accounts.throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttle.client_address"
+# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client's address;
+# parsed here so that a typo stops the start, not every sign-in.
+AIPLANE_TRUSTED_PROXIES = [
+    str(ipaddress.ip_network(entry, strict=False))
+    for entry in env_list("AIPLANE_TRUSTED_PROXIES", [])
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -141,6 +174,24 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
+
+# Every page, and every other answer of the Django side, may load only from its own origin: no
+# inline script, style attribute, event handler or javascript: URL, so an injected fragment of
+# markup cannot run or restyle anything. 'self' covers same-origin ws:// and wss:// (CSP 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the page scripts read it to send X-CSRFToken
@@ -181,5 +232,6 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},  # health probes every few seconds are not news
+        "axes": {"level": "WARNING"},  # failures and lockouts, not every clean-up it runs
     },
 }

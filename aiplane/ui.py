@@ -125,20 +125,50 @@ def _next_url(request: HttpRequest) -> str:
     return wanted if safe and wanted.startswith("/") else "/tokens/"
 
 
+# A username longer than the column, or with a NUL (which PostgreSQL cannot compare), names no
+# account: refused like a wrong password, without asking the database.
+USERNAME_MAX_LENGTH = 150
+
+
+def _login_page(request: HttpRequest, *, error_id: str, status: int, **extra: Any) -> HttpResponse:
+    return page(
+        request,
+        "login.html",
+        status=status,
+        title_id="login-title",
+        error_id=error_id,
+        username=request.POST.get("username", "").strip(),
+        signed_out=request.GET.get("signed_out") == "1",
+        next=request.POST.get("next") or request.GET.get("next") or "",
+        **extra,
+    )
+
+
+def login_locked_out(request: HttpRequest, seconds: int) -> HttpResponse:
+    """The sign-in page saying how long a throttled username or address has to wait (429)."""
+    minutes = max(1, -(-seconds // 60))
+    return _login_page(request, error_id="login-too-many", status=429, minutes=minutes)
+
+
 @require_http_methods(["GET", "POST"])
 @csrf_protect
 @never_cache
 def login_view(request: HttpRequest) -> HttpResponse:
-    """Password sign-in into a Django session; the error is shown in the page's language."""
+    """Password sign-in into a Django session; the error is shown in the page's language.
+
+    A throttled sign-in (accounts.throttle) is answered by axes' middleware instead, with
+    login_locked_out.
+    """
     if request.method == "GET" and request.user.is_authenticated:
         return HttpResponseRedirect(_next_url(request))
     error_id = ""
-    username = ""
     if request.method == "POST":
         username = request.POST.get("username", "").strip()
         password = request.POST.get("password", "")
         if not username or not password:
             error_id = "login-missing"
+        elif len(username) > USERNAME_MAX_LENGTH or "\x00" in username:
+            error_id = "login-failed"
         else:
             user = authenticate(request, username=username, password=password)
             if user is None:
@@ -146,16 +176,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
             else:
                 login(request, user)
                 return HttpResponseRedirect(_next_url(request))
-    return page(
-        request,
-        "login.html",
-        status=400 if error_id else 200,
-        title_id="login-title",
-        error_id=error_id,
-        username=username,
-        signed_out=request.GET.get("signed_out") == "1",
-        next=request.POST.get("next") or request.GET.get("next") or "",
-    )
+    return _login_page(request, error_id=error_id, status=400 if error_id else 200)
 
 
 @require_POST

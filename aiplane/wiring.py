@@ -204,9 +204,9 @@ def _listen_for_settings() -> None:
 def build_application(django_app: ASGIApp) -> ASGIApp:
     from channels.auth import AuthMiddlewareStack
     from channels.routing import URLRouter
-    from channels.security.websocket import AllowedHostsOriginValidator
     from django.urls import path
 
+    from aiplane.origins import SameOriginWebsockets
     from gateway import metrics
     from gateway.consumers import QueueConsumer
 
@@ -218,8 +218,9 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
         caller_for_session=caller_for_session,
         recorder=recorder,
     )
-    # Only pages served from our own host may open a websocket with the visitor's session.
-    websockets = AllowedHostsOriginValidator(
+    # Only our own pages (exactly our origin, or a trusted one) may open a websocket with the
+    # visitor's session.
+    websockets = SameOriginWebsockets(
         AuthMiddlewareStack(URLRouter([path("ws/queue", QueueConsumer.as_asgi())]))
     )
 

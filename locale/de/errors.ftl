@@ -66,3 +66,4 @@ error-unknown-group = Eine der Gruppen existiert nicht.
 error-unknown-pool = Der Ausweich-Pool existiert nicht.
 error-invalid-filter = Ein Filterwert ist ungültig.
 error-invalid-metrics-token = Das Token für die Metriken fehlt oder ist falsch.
+error-too-many-attempts = Zu viele fehlgeschlagene Anmeldeversuche. Warten Sie einige Minuten und versuchen Sie es erneut.

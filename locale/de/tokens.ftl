@@ -26,6 +26,8 @@ token-rotate-confirm = „{ $name }“ erneuern? Das bisherige Geheimnis wird un
 token-delete-confirm = „{ $name }“ endgültig löschen?
 token-revoked = Token „{ $name }“ widerrufen.
 token-deleted = Token „{ $name }“ gelöscht.
+token-revoked-by = Widerrufen von { $name } am { $date }.
+token-revoked-on = Widerrufen am { $date }.
 
 create-title = Token erstellen
 create-name = Name

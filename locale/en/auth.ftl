@@ -8,3 +8,7 @@ login-submit = Sign in
 login-failed = The username or password is wrong, or the account is disabled.
 login-missing = Enter your username and password.
 login-signed-out = You have been signed out.
+login-too-many = { $minutes ->
+    [one] Too many failed sign-in attempts. Try again in a minute.
+   *[other] Too many failed sign-in attempts. Try again in { $minutes } minutes.
+}

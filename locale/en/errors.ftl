@@ -66,3 +66,4 @@ error-unknown-group = One of the groups does not exist.
 error-unknown-pool = The fallback pool does not exist.
 error-invalid-filter = A filter value is not valid.
 error-invalid-metrics-token = The metrics token is missing or wrong.
+error-too-many-attempts = Too many failed sign-in attempts. Wait a few minutes and try again.

@@ -26,6 +26,8 @@ token-rotate-confirm = Rotate “{ $name }”? The current secret stops working 
 token-delete-confirm = Delete “{ $name }” for good?
 token-revoked = Token “{ $name }” revoked.
 token-deleted = Token “{ $name }” deleted.
+token-revoked-by = Revoked by { $name } on { $date }.
+token-revoked-on = Revoked on { $date }.
 
 create-title = Create a token
 create-name = Name

@@ -66,3 +66,4 @@ error-unknown-group = Uno de los grupos no existe.
 error-unknown-pool = El grupo de servidores de respaldo no existe.
 error-invalid-filter = Un valor de filtro no es válido.
 error-invalid-metrics-token = El token de métricas falta o es incorrecto.
+error-too-many-attempts = Demasiados intentos fallidos de inicio de sesión. Espere unos minutos y vuelva a intentarlo.

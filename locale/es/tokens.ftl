@@ -26,6 +26,8 @@ token-rotate-confirm = ¿Renovar «{ $name }»? El secreto actual dejará de fun
 token-delete-confirm = ¿Eliminar «{ $name }» definitivamente?
 token-revoked = Token «{ $name }» revocado.
 token-deleted = Token «{ $name }» eliminado.
+token-revoked-by = Revocado por { $name } el { $date }.
+token-revoked-on = Revocado el { $date }.
 
 create-title = Crear un token
 create-name = Nombre

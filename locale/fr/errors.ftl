@@ -66,3 +66,4 @@ error-unknown-group = L’un des groupes n’existe pas.
 error-unknown-pool = Le pool de secours n’existe pas.
 error-invalid-filter = Une valeur de filtre n’est pas valide.
 error-invalid-metrics-token = Le jeton des métriques est absent ou incorrect.
+error-too-many-attempts = Trop de tentatives de connexion échouées. Patientez quelques minutes et réessayez.

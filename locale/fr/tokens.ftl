@@ -26,6 +26,8 @@ token-rotate-confirm = Renouveler « { $name } » ? Le secret actuel ne fonction
 token-delete-confirm = Supprimer définitivement « { $name } » ?
 token-revoked = Jeton « { $name } » révoqué.
 token-deleted = Jeton « { $name } » supprimé.
+token-revoked-by = Révoqué par { $name } le { $date }.
+token-revoked-on = Révoqué le { $date }.
 
 create-title = Créer un jeton
 create-name = Nom

@@ -26,6 +26,8 @@ token-rotate-confirm = Перевыпустить «{ $name }»? Текущий 
 token-delete-confirm = Удалить «{ $name }» навсегда?
 token-revoked = Токен «{ $name }» отозван.
 token-deleted = Токен «{ $name }» удалён.
+token-revoked-by = Отозван пользователем { $name }: { $date }.
+token-revoked-on = Отозван: { $date }.
 
 create-title = Создание токена
 create-name = Название

@@ -66,3 +66,4 @@ error-unknown-group = 其中一个用户组不存在。
 error-unknown-pool = 备用资源池不存在。
 error-invalid-filter = 某个筛选值无效。
 error-invalid-metrics-token = 指标令牌缺失或错误。
+error-too-many-attempts = 登录失败次数过多，请等几分钟后再试。

@@ -26,6 +26,8 @@ token-rotate-confirm = 要轮换“{ $name }”吗？当前密钥将失效，新
 token-delete-confirm = 要永久删除“{ $name }”吗？
 token-revoked = 令牌“{ $name }”已吊销。
 token-deleted = 令牌“{ $name }”已删除。
+token-revoked-by = 已由 { $name } 于 { $date } 吊销。
+token-revoked-on = 已于 { $date } 吊销。
 
 create-title = 创建令牌
 create-name = 名称

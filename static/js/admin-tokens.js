@@ -1,12 +1,15 @@
 // Administration → Tokens: every token with its owner; an administrator may give any token any
-// priority or restore inheritance. A failed save restores the previous selection and clears an
-// earlier success message, as on the personal page.
+// priority or restore inheritance, and revoke or delete any token (a leaked key stops at once,
+// and its owner sees who revoked it). A failed save restores the previous selection and clears
+// an earlier success message, as on the personal page.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
-import { clearMessage, h, showError, showStatus } from "./ui.js";
-import { $, badge, cell, fillPrioritySelect, priorityName, priorityValue, tokenState } from "./widgets.js";
+import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
+import { $, badge, cell, confirmAction, fillPrioritySelect, priorityName, priorityValue, revokedText, tokenState } from "./widgets.js";
 
 const pageAlert = $("page-alert");
+const pageStatus = $("page-status");
+const attempt = pageAttempt(pageAlert, pageStatus);
 const body = $("tokens-body");
 const filter = $("tokens-filter");
 
@@ -52,6 +55,13 @@ function renderRow(token) {
     }
   });
 
+  const names = { name: token.name, owner: token.owner.username };
+  const actions = h("div", { class: "actions row-actions", role: "group", "aria-label": t("admin-token-actions", names) });
+  if (state !== "revoked") {
+    actions.append(h("button", { type: "button", class: "danger small", onclick: () => revoke(token) }, t("token-revoke")));
+  }
+  actions.append(h("button", { type: "button", class: "danger small", onclick: () => remove(token) }, t("token-delete")));
+
   return h(
     "tr",
     { dataset: { tokenId: String(token.id), search: `${token.name} ${token.owner.username} ${token.prefix}`.toLowerCase() } },
@@ -62,11 +72,37 @@ function renderRow(token) {
       h("code", { class: "row-sub" }, `${token.prefix}…`),
     ),
     cell(t("admin-token-owner"), token.owner.username),
-    cell(t("admin-token-state"), badge(state, t(`token-status-${state}`))),
+    cell(
+      t("admin-token-state"),
+      h("div", { class: "cell-stack" }, badge(state, t(`token-status-${state}`)), token.revoked ? h("p", { class: "hint" }, revokedText(token)) : null),
+    ),
     cell(t("priority-label"), h("div", { class: "cell-control" }, select, setBy, status, alert)),
     cell(t("admin-token-effective"), effective),
     cell(t("token-last-used"), formatDate(token.last_used_at)),
+    cell(t("column-actions"), actions),
   );
+}
+
+// --- revoke and delete (each confirmed first) -------------------------------------------------
+
+async function revoke(token) {
+  const names = { name: token.name, owner: token.owner.username };
+  if (!(await confirmAction(t("admin-token-revoke-confirm", names), t("token-revoke")))) return;
+  await attempt(async () => {
+    await api("POST", `/api/v0/admin/tokens/${token.id}/revoke`);
+    await load();
+    showStatus(pageStatus, t("admin-token-revoked", names));
+  });
+}
+
+async function remove(token) {
+  const names = { name: token.name, owner: token.owner.username };
+  if (!(await confirmAction(t("admin-token-delete-confirm", names), t("token-delete")))) return;
+  await attempt(async () => {
+    await api("DELETE", `/api/v0/admin/tokens/${token.id}`);
+    await load();
+    showStatus(pageStatus, t("admin-token-deleted", names));
+  });
 }
 
 function applyFilter() {
@@ -91,16 +127,13 @@ function render() {
 filter.addEventListener("input", applyFilter);
 
 async function load() {
-  try {
-    const [answer, settings] = await Promise.all([api("GET", "/api/v0/admin/tokens"), api("GET", "/api/v0/admin/settings")]);
-    tokens = answer.tokens;
-    const enabled = settings.settings.find((spec) => spec.key === "gateway.priority_enabled");
-    $("priority-disabled").hidden = !enabled || Boolean(enabled.value);
-    render();
-  } catch (error) {
-    $("tokens-loading").hidden = true;
-    showError(pageAlert, error.message);
-  }
+  const [answer, settings] = await Promise.all([api("GET", "/api/v0/admin/tokens"), api("GET", "/api/v0/admin/settings")]);
+  tokens = answer.tokens;
+  const enabled = settings.settings.find((spec) => spec.key === "gateway.priority_enabled");
+  $("priority-disabled").hidden = !enabled || Boolean(enabled.value);
+  render();
 }
 
-load();
+attempt(load).finally(() => {
+  $("tokens-loading").hidden = true;
+});

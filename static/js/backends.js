@@ -152,7 +152,7 @@ function renderBackend(backend) {
       "div",
       { class: "inflight" },
       h("span", { class: "label" }, t("backend-inflight")),
-      h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: `width: ${Math.round(inflightRatio(backend) * 100)}%` })),
+      h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(inflightRatio(backend) * 100)}%` } })),
       h("span", { class: "live-inflight" }, inflightText(backend)),
     ),
     h(

@@ -69,7 +69,7 @@ function renderBackends(backends) {
           h(
             "span",
             { class: "inflight" },
-            h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: `width: ${Math.round(ratio * 100)}%` })),
+            h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(ratio * 100)}%` } })),
             h("span", {}, t("backend-inflight-of", { inflight: backend.inflight, max: backend.max_inflight })),
           ),
         ),

@@ -3,7 +3,7 @@
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
-import { $, INHERIT, LEVELS, confirmAction, tokenState } from "./widgets.js";
+import { $, INHERIT, LEVELS, confirmAction, revokedText, tokenState } from "./widgets.js";
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
@@ -96,6 +96,7 @@ function renderToken(token) {
       h("h2", { id: `token-name-${token.id}` }, token.name),
       h("span", { class: `badge ${state}` }, t(`token-status-${state}`)),
     ),
+    token.revoked ? h("p", { class: "hint revoked-by" }, revokedText(token)) : null,
     meta,
     h(
       "div",

@@ -1,12 +1,16 @@
 // Small DOM helpers shared by the page scripts: element building, alerts and status lines.
 
 // h("button", { class: "small", onclick: fn }, "Save") -> <button class="small">Save</button>
+// Handlers are listeners and `style: { width: "40%" }` sets style properties, never attributes:
+// the Content-Security-Policy refuses inline handlers and style attributes.
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === false || value === null || value === undefined) continue;
     if (key.startsWith("on") && typeof value === "function") {
       el.addEventListener(key.slice(2), value);
+    } else if (key === "style") {
+      Object.assign(el.style, value);
     } else if (key === "class") {
       el.className = value;
     } else if (key === "dataset") {

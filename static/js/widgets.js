@@ -1,6 +1,6 @@
 // Building blocks shared by the administration pages and the playground: priority selects, form
 // fields, responsive table cells, the confirmation dialog and small value formatters.
-import { has, lang, t } from "./i18n.js";
+import { formatDate, has, lang, t } from "./i18n.js";
 import { clearMessage, h } from "./ui.js";
 
 export const LEVELS = ["low", "medium", "high"];
@@ -57,6 +57,12 @@ export function tokenState(token) {
   if (token.revoked) return "revoked";
   if (token.expires_at && new Date(token.expires_at) <= new Date()) return "expired";
   return "active";
+}
+
+// Who revoked a token and when, for its owner and for administrators.
+export function revokedText(token) {
+  const date = formatDate(token.revoked_at);
+  return token.revoked_by ? t("token-revoked-by", { name: token.revoked_by, date }) : t("token-revoked-on", { date });
 }
 
 // The live queue connection's state ("connecting", "live", "polling", "offline") in words.

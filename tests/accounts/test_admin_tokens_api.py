@@ -1,4 +1,5 @@
-"""Administration of every token: the list with owners, and unrestricted priority overrides."""
+"""Administration of every token: the list with owners, unrestricted priority overrides, and
+revoking or deleting anyone's token (a leaked key stops without deactivating its owner)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from django.test import Client
 from rest_framework.fields import DateTimeField
 
 from accounts.models import ApiToken
-from tests.accounts.errors import INVALID_PRIORITY, TOKEN_NOT_FOUND
+from tests.accounts.errors import (
+    CSRF_MISSING,
+    INVALID_PRIORITY,
+    NOT_ADMIN,
+    NOT_SIGNED_IN,
+    TOKEN_NOT_FOUND,
+)
 from tests.factories import make_group, make_token
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +37,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "last_used_at": iso(token.last_used_at),
         "expires_at": iso(token.expires_at),
         "revoked": token.revoked_at is not None,
+        "revoked_at": iso(token.revoked_at),
+        "revoked_by": None if token.revoked_by is None else token.revoked_by.username,
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
@@ -104,3 +113,119 @@ def test_a_missing_token_is_404(carol_client: Client) -> None:
     )
     assert response.status_code == 404
     assert response.json() == TOKEN_NOT_FOUND
+
+
+# --- revoke and delete any token ------------------------------------------------------------
+
+ACTIONS = [("post", "/revoke"), ("delete", "")]
+
+
+def row(token: ApiToken) -> dict[str, Any] | None:
+    return ApiToken.objects.filter(pk=token.pk).values().first()
+
+
+def act(client: Client, method: str, token_id: int, suffix: str) -> Any:
+    """The call the page makes: no body (the test client would otherwise send a form)."""
+    path = f"/api/v0/admin/tokens/{token_id}{suffix}"
+    return getattr(client, method)(path, content_type="application/json")
+
+
+def test_an_administrator_revokes_anyones_token_and_is_named_as_the_revoker(
+    carol_client: Client, alice: Any, carol: Any
+) -> None:
+    token = make_token(alice, name="leaked")
+    response = carol_client.post(f"/api/v0/admin/tokens/{token.pk}/revoke")
+    assert response.status_code == 200
+    assert response.json() == shown(token)
+    assert (response.json()["revoked"], response.json()["revoked_by"]) == (True, "carol")
+    assert token.revoked_at is not None and token.revoked_by == carol
+
+
+def test_the_owner_sees_who_revoked_their_token(
+    carol_client: Client, alice_client: Client, alice: Any
+) -> None:
+    token = make_token(alice)
+    carol_client.post(f"/api/v0/admin/tokens/{token.pk}/revoke")
+    [listed] = alice_client.get("/api/v0/tokens").json()["tokens"]
+    [detailed] = alice_client.get("/api/v0/tokens/details").json()["tokens"]
+    assert (listed["revoked"], listed["revoked_by"]) == (True, "carol")
+    assert detailed["revoked_by"] == "carol"
+    assert listed["revoked_at"] == detailed["revoked_at"] == iso(ApiToken.objects.get().revoked_at)
+
+
+def test_revoking_again_keeps_the_first_revocation_and_its_revoker(
+    carol_client: Client, alice_client: Client, alice: Any
+) -> None:
+    token = make_token(alice)
+    alice_client.post(f"/api/v0/tokens/{token.pk}/revoke")
+    before = row(token)
+    response = carol_client.post(f"/api/v0/admin/tokens/{token.pk}/revoke")
+    assert response.status_code == 200
+    assert response.json()["revoked_by"] == "alice"
+    assert row(token) == before
+
+
+def test_a_revocation_outlives_the_revoker_without_a_name(
+    carol_client: Client, alice: Any, carol: Any
+) -> None:
+    token = make_token(alice, name="leaked")
+    carol_client.post(f"/api/v0/admin/tokens/{token.pk}/revoke")
+    carol.delete()
+    token.refresh_from_db()
+    assert (token.is_revoked, token.revoked_by) == (True, None)
+
+
+def test_an_administrator_deletes_anyones_token(carol_client: Client, alice: Any) -> None:
+    token = make_token(alice)
+    kept = make_token(alice, name="kept")
+    response = carol_client.delete(f"/api/v0/admin/tokens/{token.pk}")
+    assert response.status_code == 204
+    assert response.content == b""
+    assert list(ApiToken.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+@pytest.mark.parametrize(("method", "suffix"), ACTIONS)
+def test_a_plain_user_may_not_revoke_or_delete_through_administration(
+    alice_client: Client, alice: Any, bob: Any, method: str, suffix: str
+) -> None:
+    for token in (make_token(bob), make_token(alice)):  # not even their own, here
+        before = row(token)
+        response = act(alice_client, method, token.pk, suffix)
+        assert response.status_code == 403
+        assert response.json() == NOT_ADMIN
+        assert row(token) == before
+
+
+@pytest.mark.parametrize(("method", "suffix"), ACTIONS)
+def test_revoking_or_deleting_needs_a_session(
+    anonymous: Client, alice: Any, method: str, suffix: str
+) -> None:
+    token = make_token(alice)
+    before = row(token)
+    response = act(anonymous, method, token.pk, suffix)
+    assert response.status_code == 401
+    assert response.json() == NOT_SIGNED_IN
+    assert row(token) == before
+
+
+@pytest.mark.parametrize(("method", "suffix"), ACTIONS)
+def test_revoking_or_deleting_a_missing_token_is_404(
+    carol_client: Client, method: str, suffix: str
+) -> None:
+    response = act(carol_client, method, 999999, suffix)
+    assert response.status_code == 404
+    assert response.json() == TOKEN_NOT_FOUND
+
+
+@pytest.mark.parametrize(("method", "suffix"), ACTIONS)
+def test_revoking_or_deleting_needs_the_csrf_token(
+    login: Any, carol: Any, alice: Any, method: str, suffix: str
+) -> None:
+    client = login(carol, csrf=True)
+    client.get("/api/v0/session/csrf")
+    token = make_token(alice)
+    before = row(token)
+    response = act(client, method, token.pk, suffix)
+    assert response.status_code == 403
+    assert response.json() == CSRF_MISSING
+    assert row(token) == before

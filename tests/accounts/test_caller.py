@@ -216,7 +216,7 @@ def test_revoking_or_rotating_stops_the_old_secret_at_once(alice: Any) -> None:
     _, new_plaintext = services.token_rotate(token=token)
     assert run(caller_for_token(plaintext)) is None
     assert run(caller_for_token(new_plaintext)) is not None
-    services.token_revoke(token=token)
+    services.token_revoke(token=token, actor=alice)
     assert run(caller_for_token(new_plaintext)) is None
 
 

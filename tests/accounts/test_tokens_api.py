@@ -44,6 +44,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "last_used_at": iso(token.last_used_at),
         "expires_at": iso(token.expires_at),
         "revoked": token.revoked_at is not None,
+        "revoked_at": iso(token.revoked_at),
+        "revoked_by": None if token.revoked_by is None else token.revoked_by.username,
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
@@ -358,6 +360,7 @@ def test_revoking_marks_the_token_and_is_idempotent(alice_client: Client, alice:
     assert response.status_code == 200
     token.refresh_from_db()
     assert response.json() == shown(token, revoked=True)
+    assert response.json()["revoked_by"] == "alice"
     revoked_at = token.revoked_at
     assert alice_client.post(f"/api/v0/tokens/{token.pk}/revoke").status_code == 200
     token.refresh_from_db()

@@ -2,7 +2,9 @@
 
 Fixtures:
     aiplane_server  (session) the app under uvicorn in a background thread; `.url`, `.app`
-    browser         (package) a headless Chromium (no Playwright download: /usr/bin/chromium)
+    browser         (package) a headless Chromium (no Playwright download: /usr/bin/chromium);
+                    every context it opens reports Content-Security-Policy violations, and a
+                    test during which any page had one fails
     page            a fresh browser context and page at 1280x800, English Accept-Language
     sign_in         sign_in(page, username, password=PASSWORD): the /login/ form, then /tokens/
     screenshot      screenshot(page, name, widths=WIDTHS): full-page PNGs at 1280 and 390 px
@@ -123,6 +125,39 @@ def aiplane_server(django_db_setup: None) -> Iterator[LiveServer]:
                 setattr(settings, name, value)
 
 
+# Chromium reports a refused inline script, style or handler with a console message that starts
+# "Refused to ..."; the securitypolicyviolation event also catches what it reports otherwise.
+CSP_WATCH = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.effectiveDirective} refused ${event.blockedURI || "inline"}`
+    + ` at ${event.sourceFile || event.documentURI}:${event.lineNumber}`);
+});
+"""
+
+
+class WatchedBrowser:
+    """The Playwright browser, whose every new context collects its pages' CSP violations."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+        self.violations: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        context.add_init_script(script=CSP_WATCH)
+        context.on("console", self._on_console)
+        return context
+
+    def _on_console(self, message: Any) -> None:
+        text = message.text
+        if text.startswith("CSP violation") or "Refused to" in text:
+            where = message.page.url if message.page is not None else "?"
+            self.violations.append(f"{where}: {text}")
+
+
 @pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if shutil.which(CHROMIUM) is None:
@@ -141,7 +176,7 @@ def browser() -> Iterator[Any]:
         executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
     )
     try:
-        yield chromium
+        yield WatchedBrowser(chromium)
     finally:
         chromium.close()
         playwright.stop()
@@ -149,6 +184,22 @@ def browser() -> Iterator[Any]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _no_content_security_violations(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail any browser test during which a page broke the Content-Security-Policy.
+
+    Set up before the test's pages and torn down after them, so it sees what their last
+    moments reported too.
+    """
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    watched = request.getfixturevalue("browser")
+    watched.violations.clear()
+    yield
+    assert not watched.violations, f"Content-Security-Policy violations: {watched.violations}"
 
 
 @pytest.fixture

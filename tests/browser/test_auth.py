@@ -82,3 +82,56 @@ def test_the_language_can_be_chosen_before_signing_in(page: Any, alice: Any) -> 
     page.get_by_label("密码").fill("wrong")
     page.get_by_role("button", name="登录").click()
     expect(page.get_by_role("alert")).to_have_text("用户名或密码错误，或账户已被停用。")  # noqa: RUF001 - Chinese punctuation
+
+
+@pytest.mark.parametrize(
+    ("locale", "labels", "message"),
+    [
+        (
+            "de-DE",
+            ("Benutzername", "Passwort", "Anmelden"),
+            "Zu viele fehlgeschlagene Anmeldeversuche. Versuchen Sie es in 15 Minuten erneut.",
+        ),
+        (
+            "ru-RU",
+            ("Имя пользователя", "Пароль", "Войти"),
+            "Слишком много неудачных попыток входа. Повторите попытку через 15 минут.",
+        ),
+    ],
+)
+def test_repeated_failures_lock_the_sign_in_with_a_localized_alert(
+    browser: Any,
+    aiplane_server: Any,
+    alice: Any,
+    settings: Any,
+    screenshot: Any,
+    locale: str,
+    labels: tuple[str, str, str],
+    message: str,
+) -> None:
+    settings.AXES_FAILURE_LIMIT = 3
+    username, password, submit = labels
+    context = browser.new_context(base_url=aiplane_server.url, locale=locale)
+    page = context.new_page()
+    try:
+        page.goto("/login/")
+        for attempt in range(3):
+            page.get_by_label(username).fill("alice")
+            page.get_by_label(password).fill(f"guess {attempt}")
+            with page.expect_navigation() as navigation:
+                page.get_by_role("button", name=submit).click()
+        response = navigation.value
+        assert response is not None and response.status == 429
+        assert 890 <= int(response.headers["retry-after"]) <= 900
+        alert = page.get_by_role("alert")
+        expect(alert).to_have_text(message)
+        expect(alert).to_be_focused()
+        screenshot(page, f"login-locked-{locale[:2]}")
+
+        # The right password does not help while the lockout lasts.
+        page.get_by_label(password).fill("correct horse battery staple")
+        page.get_by_role("button", name=submit).click()
+        expect(page.get_by_role("alert")).to_have_text(message)
+        assert page.url.endswith("/login/")
+    finally:
+        context.close()

@@ -167,3 +167,15 @@ def test_every_control_on_every_page_has_an_accessible_name(
     page.get_by_role("button", name="Cancel").click()
     page.get_by_role("button", name="Add pool").click()
     assert page.evaluate(UNLABELLED) == []
+
+
+def test_the_suite_catches_a_content_security_policy_violation(
+    browser: Any, page: Any, alice: Any, sign_in: Any
+) -> None:
+    # The policy refuses a style attribute; the watch every browser test runs must notice.
+    sign_in(page, "alice")
+    with page.expect_console_message(lambda message: "CSP violation" in message.text):
+        page.evaluate("document.querySelector('main').setAttribute('style', 'color: red')")
+    page.title()  # one more round trip: every listener has seen the message by now
+    assert any("style-src" in violation for violation in browser.violations)
+    browser.violations.clear()  # caught: this test itself must not fail for it
