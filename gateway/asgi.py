@@ -44,9 +44,9 @@ from gateway.errors import (
 )
 from gateway.hints import apply_hint, parse_hints
 from gateway.outcomes import Outcome
-from gateway.registry import KIND_OF_PATH
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
+from gateway.surfaces import SURFACES, Surface
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -81,19 +81,20 @@ class GatewayApp:
         if scope["type"] != "http":
             return
         path = scope["path"]
+        surface = SURFACES.get(path)
         try:
             if path == "/v1/models":
                 if scope["method"] != "GET":
                     raise MethodNotAllowed("Use GET for /v1/models.")
                 await self._models(scope, send)
-            elif path in KIND_OF_PATH:
+            elif surface is not None:
                 if scope["method"] != "POST":
                     raise MethodNotAllowed(f"Use POST for {path}.")
-                await self._proxy(scope, receive, send, KIND_OF_PATH[path])
+                await self._proxy(scope, receive, send, surface)
             else:
                 raise NotFound(f"Unknown path {path}.")
         except GatewayError as err:
-            await send_error(send, err)
+            await send_error(send, err, surface)
         except DropConnection:
             raise  # the server drops the connection: the answer must look broken
         except Exception:
@@ -101,7 +102,7 @@ class GatewayApp:
             # still gets the envelope, unless its answer had already started.
             log.exception("unexpected error on %s", path)
             with contextlib.suppress(Exception):
-                await send_error(send, InternalError("The gateway failed; try again."))
+                await send_error(send, InternalError("The gateway failed; try again."), surface)
 
     # ----- identity ------------------------------------------------------------------------
 
@@ -140,7 +141,7 @@ class GatewayApp:
 
     # ----- completions and embeddings ------------------------------------------------------
 
-    async def _proxy(self, scope: Scope, receive: Receive, send: Send, kind: str) -> None:
+    async def _proxy(self, scope: Scope, receive: Receive, send: Send, surface: Surface) -> None:
         rt = self.runtime
         if not rt.started:
             await rt.ensure_started()
@@ -156,7 +157,7 @@ class GatewayApp:
             path=scope["path"],
         )
         try:
-            await self._serve(scope, receive, send, kind, record)
+            await self._serve(scope, receive, send, surface, record)
         except GatewayError as err:
             # The one place a refusal decides the outcome: each error names its own.
             record.status = err.status
@@ -173,7 +174,7 @@ class GatewayApp:
             self.recorder.add(record)
 
     async def _serve(
-        self, scope: Scope, receive: Receive, send: Send, kind: str, record: activity.Entry
+        self, scope: Scope, receive: Receive, send: Send, surface: Surface, record: activity.Entry
     ) -> None:
         rt = self.runtime
         headers = dict(scope["headers"])
@@ -198,7 +199,7 @@ class GatewayApp:
         record.cls = cls
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
-        route = rt.snapshot.resolve(kind, model, caller.groups)
+        route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         if not route.usable_targets():
             # Waiting the whole budget for a backend that is down helps nobody: say so now.
             raise NoHealthyBackend(
@@ -224,14 +225,14 @@ class GatewayApp:
         # Resolves when the client goes away; raced against admission and the upstream answer.
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            await self._admit_and_forward(send, scope["path"], body, w, gone, record, large)
+            await self._admit_and_forward(send, surface, body, w, gone, record, large)
         finally:
             gone.cancel()
 
     async def _admit_and_forward(
         self,
         send: Send,
-        path: str,
+        surface: Surface,
         body: dict[str, Any],
         w: Waiter,
         gone: asyncio.Future[Any],
@@ -282,7 +283,7 @@ class GatewayApp:
                     rt.session, up, acquired, send=send, gone=gone, record=record,
                     timeouts=rt.timeouts,
                 )  # fmt: skip
-                await relay.run(body, path, large=large)
+                await relay.run(surface, body, large=large)
                 return
             except Retryable as why:
                 failure = why
@@ -353,11 +354,16 @@ async def send_json(send: Send, status: int, payload: object) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def send_error(send: Send, err: GatewayError) -> None:
-    body = err.body()
-    headers = [*err.headers(), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": err.status, "headers": headers})
+async def send_error(send: Send, err: GatewayError, surface: Surface | None = None) -> None:
+    """A refusal in the envelope of the surface called (OpenAI's where there is none)."""
+    status, headers, body = surface.error(err) if surface is not None else _plain(err)
+    headers = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def _plain(err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    return err.status, err.headers(), err.body()
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:

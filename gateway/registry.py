@@ -16,13 +16,6 @@ from gateway.admission import Route, Slot, Target
 from gateway.errors import Forbidden, ModelNotFound
 from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
 
-# Which pool kind serves which /v1 endpoint.
-KIND_OF_PATH = {
-    "/v1/chat/completions": "chat",
-    "/v1/completions": "chat",
-    "/v1/embeddings": "embedding",
-}
-
 
 @dataclass(slots=True)
 class BackendSpec:

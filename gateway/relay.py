@@ -1,7 +1,7 @@
 """The relay: one dispatch to the backend chosen, its answer streamed back, its slot freed once.
 
-The final dispatch boundary lives here (a fresh body for the backend actually used: its model id,
-its priority mapping), then the answer is passed on as it comes:
+The final dispatch boundary lives here (the surface's plan for the backend actually used: its
+model id, its priority mapping, native or translated), then the answer is passed on as it comes:
 
 - an event stream chunk by chunk, only ever up to an event boundary, so that a stream cut short
   can end with one well-formed error event and `data: [DONE]`, as vLLM and SGLang end theirs;
@@ -35,9 +35,9 @@ from gateway.activity import Entry
 from gateway.admission import CLASS_NAMES, Acquired
 from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
-from gateway.mapping import apply_mapping
 from gateway.outcomes import Outcome
 from gateway.registry import Upstream
+from gateway.surfaces import Plan, Surface
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -51,7 +51,6 @@ PASSED_RESPONSE_HEADERS = frozenset(
     {"content-type", "content-encoding", "cache-control", "retry-after"}
 )
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
-DONE_EVENT = b"data: [DONE]\n\n"
 _UPSTREAM_FAULTS = (aiohttp.ClientError, OSError, TimeoutError)
 
 
@@ -92,8 +91,8 @@ class Relay:
 
     __slots__ = (
         "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_timer",
-        "acquired", "active", "body_kind", "gone", "record", "send", "session", "started",
-        "timeouts", "upstream",
+        "acquired", "active", "body_kind", "gone", "plan", "record", "send", "session",
+        "started", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -117,6 +116,7 @@ class Relay:
         self.started = False  # the client's answer has begun (its status line is gone)
         self.active = False
         self.body_kind = ""
+        self.plan: Plan = Plan("", {})  # the surface's, made at the final dispatch boundary
         self._abort: int | None = None
         self._task: asyncio.Task[Any] | None = None
         self._loop = asyncio.get_running_loop()
@@ -126,13 +126,21 @@ class Relay:
         self._pending = b""  # the start of an event not yet complete
         self._last = b""  # the last bytes sent, to know whether an event boundary follows
 
-    async def run(self, client_body: dict[str, Any], path: str, *, large: bool = False) -> None:
+    async def run(
+        self, surface: Surface, client_body: dict[str, Any], *, large: bool = False
+    ) -> None:
         try:
             if self.gone.done():
                 self._mark_cancelled()
                 return
-            payload = await self._payload(client_body, large)
-            await self._relay(payload, path)
+            self.plan = surface.plan(
+                client_body,
+                model=self.acquired.model,
+                mapping=self.upstream.mapping,
+                cls=self.acquired.waiter.cls,
+            )
+            payload = await self._payload(self.plan.body, large)
+            await self._relay(payload, self.plan.path)
         finally:
             self.active = False
             if self._timer is not None:
@@ -142,12 +150,7 @@ class Relay:
 
     # ----- the final dispatch boundary ------------------------------------------------------
 
-    async def _payload(self, client_body: dict[str, Any], large: bool) -> bytes:
-        # A fresh copy per attempt, so a retry never inherits another backend's model id or
-        # priority field.
-        body = dict(client_body)
-        body["model"] = self.acquired.model
-        apply_mapping(body, self.upstream.mapping, self.acquired.waiter.cls)
+    async def _payload(self, body: dict[str, Any], large: bool) -> bytes:
         try:
             if large:
                 loop = asyncio.get_running_loop()
@@ -239,13 +242,15 @@ class Relay:
 
     async def _buffered(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
         data = await resp.read()
-        if "json" in content_type:
-            try:
-                json.loads(data)
-            except (ValueError, RecursionError):
-                raise UpstreamError(
-                    f"The model server {self.upstream.name} answered with invalid JSON."
-                ) from None
+        parsed: Any = None
+        try:
+            if "json" in content_type:
+                parsed = json.loads(data)
+            data = self.plan.answer(data, parsed)
+        except (ValueError, RecursionError):
+            raise UpstreamError(
+                f"The model server {self.upstream.name} answered with invalid JSON."
+            ) from None
         headers = self._headers(resp)
         headers.append((b"content-length", str(len(data)).encode()))
         await self._start(resp, headers)
@@ -271,10 +276,13 @@ class Relay:
             await self._event_bytes(first)
             async for chunk in chunks:
                 await self._event_bytes(chunk)
+        tail = b""
         if self._pending:
             # The engine ended mid-event but cleanly: its bytes, as it sent them.
-            pending, self._pending = self._pending, b""
-            await self._pass(pending)
+            tail, self._pending = self.plan.events(self._pending), b""
+        tail += self.plan.end()
+        if tail:
+            await self._pass(tail)
         await self.send({"type": "http.response.body", "body": b""})
 
     async def _event_bytes(self, chunk: bytes) -> None:
@@ -285,9 +293,10 @@ class Relay:
             end = max(_after(chunk, b"\n\n"), _after(chunk, b"\r\n\r\n"))
             if end < len(chunk) and len(chunk) - end <= MAX_PENDING_EVENT:
                 chunk, self._pending = chunk[:end], chunk[end:]
-                if not chunk:
-                    self._mark = self._loop.time()
-                    return
+        chunk = self.plan.events(chunk) if chunk else chunk
+        if not chunk:
+            self._mark = self._loop.time()  # progress from the backend, nothing to send yet
+            return
         await self._pass(chunk)
 
     async def _pass(self, chunk: bytes) -> None:
@@ -355,12 +364,13 @@ class Relay:
         self.record.outcome = Outcome.UPSTREAM_ERROR
         if self.body_kind != "events":
             raise DropConnection(f"the model server {name} {what}")
-        # An event stream ends with an error event at an event boundary, then [DONE].
+        # An event stream ends with the surface's error event at an event boundary (and, for
+        # chat, [DONE], as vLLM and SGLang end theirs).
         failure = UpstreamError(f"The model server {name} {what}.")
         head = b"" if not self._last or self._last.endswith(b"\n\n") else b"\n\n"
         if self._last.endswith(b"\n") and head:
             head = b"\n"
-        tail = head + b"data: " + failure.body() + b"\n\n" + DONE_EVENT
+        tail = head + self.plan.fail(failure)
         with contextlib.suppress(Exception):
             await self.send({"type": "http.response.body", "body": tail})
 

@@ -1,0 +1,154 @@
+"""The /v1 surfaces: each API dialect's path, errors and answers, over one admission path.
+
+A surface parses its body and finds the model; at the final dispatch boundary it makes a `Plan`
+for the backend actually chosen: which path to call with which body, and how the backend's
+answer becomes the client's (passed through as it is, or translated), whole or event by event,
+with the token usage read on the way. The relay (gateway/relay.py) runs the plan.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.errors import GatewayError
+from gateway.mapping import apply_mapping
+from gateway.usage import Usage, from_chat
+
+DONE_EVENT = b"data: [DONE]\n\n"
+_USAGE_MARKS = (b'"usage":{', b'"usage": {')
+
+
+def dump(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def split_events(data: bytes) -> list[bytes]:
+    """Whole SSE events (each without its blank line) from bytes that end on a boundary."""
+    text = data.replace(b"\r\n", b"\n")
+    return [event for event in text.split(b"\n\n") if event.strip()]
+
+
+def event_data(event: bytes) -> bytes | None:
+    """The data of one SSE event (its data lines joined), or None when it has none."""
+    lines = [
+        line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")
+    ]
+    return b"\n".join(lines) if lines else None
+
+
+class Plan:
+    """How one attempt talks to one backend and turns its answer into the client's.
+
+    This one passes the answer through as the backend sent it; subclasses translate.
+    """
+
+    content_type: str | None = None  # None keeps the backend's
+
+    def __init__(self, path: str, body: dict[str, Any]) -> None:
+        self.path = path
+        self.body = body
+        self.usage: Usage | None = None
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        """A whole JSON answer (`parsed` is its decoded form): the bytes the client gets.
+
+        Raises ValueError when it is not the answer this surface expects (a 502)."""
+        return data
+
+    def events(self, data: bytes) -> bytes:
+        """Whole events of an event stream (ending on a boundary): the bytes the client gets."""
+        return data
+
+    def end(self) -> bytes:
+        """The backend ended its stream cleanly: anything still to send."""
+        return b""
+
+    def fail(self, error: GatewayError) -> bytes:
+        """The backend failed mid-stream: the final event(s) that say so (on a boundary)."""
+        return b"data: " + error.body() + b"\n\n" + DONE_EVENT
+
+
+class ChatPlan(Plan):
+    """Chat and text completions and embeddings, passed through; usage read as it passes.
+
+    A stream only reports usage when asked (`stream_options.include_usage`): the plan asks for
+    it when the client did not, and then keeps the extra usage-only chunk from the client.
+    """
+
+    def __init__(self, path: str, body: dict[str, Any]) -> None:
+        super().__init__(path, body)
+        self.hide_usage_chunk = False
+        if body.get("stream") is True and path != "/v1/embeddings":
+            options = body.get("stream_options")
+            if not (isinstance(options, dict) and options.get("include_usage") is True):
+                body["stream_options"] = {
+                    **(options if isinstance(options, dict) else {}),
+                    "include_usage": True,
+                }
+                self.hide_usage_chunk = True
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        if isinstance(parsed, dict):
+            self.usage = from_chat(parsed.get("usage")) or self.usage
+        return data
+
+    def events(self, data: bytes) -> bytes:
+        # The common chunk carries no usage: a bytes search, no JSON.
+        if not any(mark in data for mark in _USAGE_MARKS):
+            return data
+        kept: list[bytes] = []
+        for event in split_events(data):
+            payload = event_data(event)
+            chunk = _json(payload) if payload and any(m in payload for m in _USAGE_MARKS) else None
+            if isinstance(chunk, dict):
+                usage = from_chat(chunk.get("usage"))
+                if usage is not None:
+                    self.usage = usage
+                    if self.hide_usage_chunk and chunk.get("choices") == []:
+                        continue  # we asked for it, the client did not
+            kept.append(event + b"\n\n")
+        return b"".join(kept)
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Surface:
+    """One API dialect under /v1."""
+
+    name: str  # the activity record's word for it
+    path: str  # the client's path, and the backend's when served natively
+    kind: str  # the pool kind that serves it: chat or embedding
+    make_plan: Callable[[Surface, dict[str, Any]], Plan]
+
+    def plan(self, client_body: dict[str, Any], *, model: str, mapping: Any, cls: int) -> Plan:
+        """The final dispatch boundary: a fresh body for the backend actually chosen."""
+        # A fresh copy per attempt, so a retry never inherits another backend's model id or
+        # priority field.
+        body = dict(client_body)
+        body["model"] = model
+        apply_mapping(body, mapping, cls)
+        return self.make_plan(self, body)
+
+    def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The client's answer to a refusal: status, headers and body in this surface's shape."""
+        return err.status, err.headers(), err.body()
+
+
+def _chat_plan(surface: Surface, body: dict[str, Any]) -> Plan:
+    return ChatPlan(surface.path, body)
+
+
+CHAT = Surface("chat", "/v1/chat/completions", "chat", _chat_plan)
+COMPLETIONS = Surface("completions", "/v1/completions", "chat", _chat_plan)
+EMBEDDINGS = Surface("embeddings", "/v1/embeddings", "embedding", _chat_plan)
+
+SURFACES: dict[str, Surface] = {s.path: s for s in (CHAT, COMPLETIONS, EMBEDDINGS)}
