@@ -48,7 +48,7 @@ class Entry:
         return (
             self.started, self.token_id, self.token_name, self.user_id, self.username,
             self.model, self.cls, self.hint, self.path, self.backend, self.score, self.queue_ms,
-            self.first_byte_ms, str(self.outcome), self.status, self.duration_ms,
+            self.first_byte_ms, self.outcome, self.status, self.duration_ms,
         )  # fmt: skip
 
 

@@ -106,8 +106,15 @@ class GatewayApp:
 
     # ----- identity ------------------------------------------------------------------------
 
-    async def _caller(self, headers: dict[bytes, bytes]) -> Any:
+    async def _caller(self, headers: dict[bytes, bytes], surface: Surface | None = None) -> Any:
         auth = headers.get(b"authorization")
+        key = surface.api_key(headers) if auth is None and surface is not None else None
+        if key is not None:
+            # Anthropic's clients send the key as x-api-key (Claude Code's ANTHROPIC_API_KEY).
+            caller = await self.caller_for_token(key.decode("latin-1").strip())
+            if caller is None:
+                raise Unauthorized("The API token is invalid, expired or revoked.")
+            return caller
         if auth is not None:
             scheme, _, token = auth.decode("latin-1").partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
@@ -119,9 +126,9 @@ class GatewayApp:
         # The playground: a signed-in browser. The custom header cannot be sent cross-site
         # without a CORS preflight (which /v1 never grants), so it doubles as CSRF protection.
         if self.caller_for_session is not None and headers.get(b"x-aiplane-session") == b"1":
-            key = _cookie(headers.get(b"cookie", b""), "sessionid")
-            if key:
-                caller = await self.caller_for_session(key)
+            session = _cookie(headers.get(b"cookie", b""), "sessionid")
+            if session:
+                caller = await self.caller_for_session(session)
                 if caller is not None:
                     return caller
         raise Unauthorized("Missing API token: send 'Authorization: Bearer <token>'.")
@@ -171,6 +178,7 @@ class GatewayApp:
             raise
         finally:
             record.duration_ms = (time.time() - record.started) * 1000
+            record.outcome = str(record.outcome)  # a plain str: the record's fast path
             self.recorder.add(record)
 
     async def _serve(
@@ -178,15 +186,13 @@ class GatewayApp:
     ) -> None:
         rt = self.runtime
         headers = dict(scope["headers"])
-        caller = await self._caller(headers)
+        caller = await self._caller(headers, surface)
         record.token_id, record.token_name = caller.token_id, caller.token_name
         record.user_id, record.username = caller.user_id, caller.username
         raw = await read_body(receive)
         large = len(raw) >= LARGE_BODY
         body = parse_body(raw) if not large else await _off_loop(parse_body, raw)
-        model = body.get("model")
-        if not isinstance(model, str) or not model:
-            raise BadRequest("'model' is required and must be a string.", param="model")
+        model = surface.parse(body)
         record.model = model
         hint = parse_hints(headers, body)
         if hint is not None:

@@ -93,19 +93,45 @@ def _version_of(data: object, key: str = "version") -> str | None:
     return _opt_str(data.get(key)) if isinstance(data, dict) else None
 
 
+async def _serves(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> bool | None:
+    """Does the engine serve this POST path? An empty body is refused by a path that exists
+    (400 or 422) and not found by one that does not; anything else says nothing."""
+    try:
+        response = await client.post(url, headers=headers, json={}, timeout=PROBE_TIMEOUT)
+    except Exception:  # unreachable or malformed: not an answer
+        return None
+    if response.status_code in (404, 405, 501):
+        return False
+    if response.status_code in (400, 422) or response.is_success:
+        return True
+    return None  # e.g. 401 from an auth layer in front of every path
+
+
 async def detect_engine(
     client: httpx.AsyncClient, base_url: str, api_key: str | None, *, now: float
 ) -> EngineProfile:
     """Identify the engine behind `base_url`; scheduling fields stay None unless reported."""
     root = engine_root(base_url)
     headers = _headers(api_key)
-    server_info, models, vllm_version, props, ollama_version = await asyncio.gather(
+    base = base_url.rstrip("/")
+    (
+        server_info,
+        models,
+        vllm_version,
+        props,
+        ollama_version,
+        messages,
+        responses,
+    ) = await asyncio.gather(
         _server_info(client, root, headers),
         _get_json(client, _models_url(base_url), headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/version", headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/props", headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/api/version", headers, PROBE_TIMEOUT),
+        _serves(client, f"{base}/messages", headers),
+        _serves(client, f"{base}/responses", headers),
     )
+    surfaces = {"messages": messages, "responses": responses}
     entries = _model_entries(models)
     owners = {entry.get("owned_by") for entry in entries or ()}
 
@@ -117,24 +143,29 @@ async def detect_engine(
             schedule_policy=_opt_str(server_info.get("schedule_policy")),
             low_values_first=_opt_bool(server_info.get("schedule_low_priority_values_first")),
             detected_at=now,
+            **surfaces,
         )
     if "sglang" in owners:
         # SGLang without a readable server-info report: known software, unknown scheduling.
-        return EngineProfile(kind="sglang", detected_at=now)
+        return EngineProfile(kind="sglang", detected_at=now, **surfaces)
     # vLLM's scheduling policy is not reported anywhere, so it never proves priority scheduling.
     if "vllm" in owners:
-        return EngineProfile(kind="vllm", version=_version_of(vllm_version), detected_at=now)
+        return EngineProfile(
+            kind="vllm", version=_version_of(vllm_version), detected_at=now, **surfaces
+        )
     if (isinstance(props, dict) and "default_generation_settings" in props) or (
         "llamacpp" in owners
     ):
         return EngineProfile(
-            kind="llamacpp", version=_version_of(props, "build_info"), detected_at=now
+            kind="llamacpp", version=_version_of(props, "build_info"), detected_at=now, **surfaces
         )
     if _version_of(ollama_version) is not None or "ollama" in owners:
-        return EngineProfile(kind="ollama", version=_version_of(ollama_version), detected_at=now)
+        return EngineProfile(
+            kind="ollama", version=_version_of(ollama_version), detected_at=now, **surfaces
+        )
     if entries is not None:
-        return EngineProfile(kind="generic", detected_at=now)
-    return EngineProfile(kind="unknown", detected_at=now)
+        return EngineProfile(kind="generic", detected_at=now, **surfaces)
+    return EngineProfile(kind="unknown", detected_at=now, **surfaces)
 
 
 async def probe_models(client: httpx.AsyncClient, base_url: str, api_key: str | None) -> list[str]:

@@ -166,6 +166,9 @@ class EngineProfile:
     schedule_policy: str | None = None
     low_values_first: bool | None = None
     detected_at: float | None = None
+    # Whether it serves the Anthropic Messages and OpenAI Responses APIs itself.
+    messages: bool | None = None
+    responses: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -175,6 +178,8 @@ class EngineProfile:
             "schedule_policy": self.schedule_policy,
             "low_values_first": self.low_values_first,
             "detected_at": self.detected_at,
+            "messages": self.messages,
+            "responses": self.responses,
         }
 
     @classmethod
@@ -190,6 +195,8 @@ class EngineProfile:
             priority_scheduling=_opt_bool(data.get("priority_scheduling")),
             schedule_policy=_opt_str(data.get("schedule_policy")),
             low_values_first=_opt_bool(data.get("low_values_first")),
+            messages=_opt_bool(data.get("messages")),
+            responses=_opt_bool(data.get("responses")),
             detected_at=(
                 float(detected_at)
                 if isinstance(detected_at, int | float) and not isinstance(detected_at, bool)

@@ -25,6 +25,9 @@ class Backend(models.Model):
     # Names callers may use instead of a served id: {"alias": "served-id"}.
     aliases = models.JSONField(default=dict, blank=True)
     priority_mode = models.JSONField(default=dict, blank=True)  # {"mode": "auto"} when empty
+    # How the Messages and Responses APIs are served: {"messages": "auto|native|translate",
+    # "responses": ...}; missing keys are "auto" (native where detection found them served).
+    surfaces = models.JSONField(default=dict, blank=True)
     profile = models.JSONField(default=dict, blank=True)  # what detection found
     discovered_models = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -34,6 +34,8 @@ class BackendSpec:
     aliases: dict[str, str] = field(default_factory=dict)
     priority_mode: PriorityMode = field(default_factory=lambda: PriorityMode("auto"))
     profile: EngineProfile | None = None
+    # How each surface beyond chat is served: "auto", "native" or "translate" (missing = auto).
+    surfaces: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -70,6 +72,11 @@ class Upstream:
     def name(self) -> str:
         return self.spec.name
 
+    def native(self, surface: str) -> bool:
+        """Does this backend serve `surface` (messages, responses) itself, or is it translated
+        to chat completions? Automatic: native where detection found the engine serving it."""
+        return serves_natively(self.spec.surfaces.get(surface, "auto"), self.spec.profile, surface)
+
     def url(self, path: str) -> URL:
         """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1.
 
@@ -79,6 +86,17 @@ class Upstream:
         if url is None:
             url = self.urls[path] = URL(self.spec.base_url + path[3:])
         return url
+
+
+SURFACE_MODES = ("auto", "native", "translate")
+
+
+def serves_natively(mode: str, profile: EngineProfile | None, surface: str) -> bool:
+    if mode == "native":
+        return True
+    if mode == "translate":
+        return False
+    return profile is not None and getattr(profile, surface, None) is True
 
 
 def _root_of(base_url: str) -> str:

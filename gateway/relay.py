@@ -134,10 +134,7 @@ class Relay:
                 self._mark_cancelled()
                 return
             self.plan = surface.plan(
-                client_body,
-                model=self.acquired.model,
-                mapping=self.upstream.mapping,
-                cls=self.acquired.waiter.cls,
+                client_body, self.upstream, model=self.acquired.model, cls=self.acquired.waiter.cls
             )
             payload = await self._payload(self.plan.body, large)
             await self._relay(payload, self.plan.path)

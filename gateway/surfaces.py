@@ -9,13 +9,14 @@ with the token usage read on the way. The relay (gateway/relay.py) runs the plan
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gateway.errors import GatewayError
+from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
+
+if TYPE_CHECKING:
+    from gateway.registry import Upstream
 
 DONE_EVENT = b"data: [DONE]\n\n"
 _USAGE_MARKS = (b'"usage":{', b'"usage": {')
@@ -120,35 +121,43 @@ def _json(data: bytes) -> Any:
         return None
 
 
-@dataclass(frozen=True, slots=True)
 class Surface:
-    """One API dialect under /v1."""
+    """One API dialect under /v1: chat completions and friends pass through as they are."""
 
-    name: str  # the activity record's word for it
-    path: str  # the client's path, and the backend's when served natively
-    kind: str  # the pool kind that serves it: chat or embedding
-    make_plan: Callable[[Surface, dict[str, Any]], Plan]
+    def __init__(self, name: str, path: str, kind: str) -> None:
+        self.name = name  # the activity record's word for it
+        self.path = path  # the client's path, and the backend's when served natively
+        self.kind = kind  # the pool kind that serves it: chat or embedding
 
-    def plan(self, client_body: dict[str, Any], *, model: str, mapping: Any, cls: int) -> Plan:
+    def parse(self, body: dict[str, Any]) -> str:
+        """Check the body's shape before admission; returns the model it asks for."""
+        model = body.get("model")
+        if not isinstance(model, str) or not model:
+            raise BadRequest("'model' is required and must be a string.", param="model")
+        return model
+
+    def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
+        """A key sent the surface's own way when there is no Authorization header."""
+        return None
+
+    def plan(
+        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+    ) -> Plan:
         """The final dispatch boundary: a fresh body for the backend actually chosen."""
         # A fresh copy per attempt, so a retry never inherits another backend's model id or
         # priority field.
         body = dict(client_body)
         body["model"] = model
-        apply_mapping(body, mapping, cls)
-        return self.make_plan(self, body)
+        apply_mapping(body, upstream.mapping, cls)
+        return ChatPlan(self.path, body)
 
     def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The client's answer to a refusal: status, headers and body in this surface's shape."""
         return err.status, err.headers(), err.body()
 
 
-def _chat_plan(surface: Surface, body: dict[str, Any]) -> Plan:
-    return ChatPlan(surface.path, body)
-
-
-CHAT = Surface("chat", "/v1/chat/completions", "chat", _chat_plan)
-COMPLETIONS = Surface("completions", "/v1/completions", "chat", _chat_plan)
-EMBEDDINGS = Surface("embeddings", "/v1/embeddings", "embedding", _chat_plan)
+CHAT = Surface("chat", "/v1/chat/completions", "chat")
+COMPLETIONS = Surface("completions", "/v1/completions", "chat")
+EMBEDDINGS = Surface("embeddings", "/v1/embeddings", "embedding")
 
 SURFACES: dict[str, Surface] = {s.path: s for s in (CHAT, COMPLETIONS, EMBEDDINGS)}

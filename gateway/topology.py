@@ -31,6 +31,18 @@ def priority_mode_of(backend: Backend) -> PriorityMode:
         return PriorityMode("auto")
 
 
+def surfaces_of(backend: Backend) -> dict[str, str]:
+    """The stored surface modes, leniently: anything unknown is automatic."""
+    from gateway.registry import SURFACE_MODES
+
+    stored = backend.surfaces if isinstance(backend.surfaces, dict) else {}
+    return {
+        name: mode
+        for name in ("messages", "responses")
+        if (mode := stored.get(name)) in SURFACE_MODES
+    }
+
+
 def profile_of(backend: Backend) -> EngineProfile | None:
     return EngineProfile.from_json(backend.profile) if backend.profile else None
 
@@ -53,6 +65,7 @@ def load_topology() -> Topology:
             aliases=dict(b.aliases or {}),
             priority_mode=priority_mode_of(b),
             profile=profile_of(b),
+            surfaces=surfaces_of(b),
         )
         for b in Backend.objects.all()
     ]

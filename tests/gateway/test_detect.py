@@ -60,6 +60,8 @@ def sglang_info(**fields: Any) -> dict[str, Any]:
 
 
 SGLANG_MODELS = models("sglang", "Qwen/Qwen3-8B")
+# The mock answers 404 for every path it lacks: no /v1/messages or /v1/responses there.
+NO_SURFACES = {"messages": False, "responses": False}
 
 
 def test_the_engine_root_is_the_base_without_v1() -> None:
@@ -77,6 +79,7 @@ async def test_sglang_with_priority_scheduling_reports_everything_it_needs() -> 
         schedule_policy="fcfs",
         low_values_first=False,
         detected_at=NOW,
+        **NO_SURFACES,
     )
     assert resolve_mapping(AUTO, profile) == Mapping("priority", (0, 1, 2))
 
@@ -123,14 +126,14 @@ async def test_older_sglang_is_read_from_get_server_info() -> None:
 
 async def test_sglang_known_only_by_its_models_list_proves_no_scheduling() -> None:
     profile = await detect({"/v1/models": SGLANG_MODELS})
-    assert profile == EngineProfile(kind="sglang", detected_at=NOW)
+    assert profile == EngineProfile(kind="sglang", detected_at=NOW, **NO_SURFACES)
 
 
 async def test_vllm_is_identified_but_never_proves_priority_scheduling() -> None:
     profile = await detect(
         {"/version": {"version": "0.11.0"}, "/v1/models": models("vllm", "llama")}
     )
-    assert profile == EngineProfile(kind="vllm", version="0.11.0", detected_at=NOW)
+    assert profile == EngineProfile(kind="vllm", version="0.11.0", detected_at=NOW, **NO_SURFACES)
     assert resolve_mapping(AUTO, profile) is None
 
 
@@ -142,7 +145,7 @@ async def test_a_version_endpoint_alone_is_not_vllm() -> None:
 async def test_llamacpp_is_identified_by_its_props() -> None:
     props = {"default_generation_settings": {"n_ctx": 4096}, "build_info": "b6000-abc"}
     profile = await detect({"/props": props, "/v1/models": models("llamacpp", "gguf")})
-    assert profile == EngineProfile(kind="llamacpp", version="b6000-abc", detected_at=NOW)
+    assert profile == EngineProfile(kind="llamacpp", version="b6000-abc", detected_at=NOW, **NO_SURFACES)
 
 
 async def test_llamacpp_is_identified_by_its_models_owner() -> None:
@@ -152,23 +155,42 @@ async def test_llamacpp_is_identified_by_its_models_owner() -> None:
 
 async def test_ollama_is_identified_by_its_api_version() -> None:
     profile = await detect({"/api/version": {"version": "0.12.3"}, "/v1/models": models("library")})
-    assert profile == EngineProfile(kind="ollama", version="0.12.3", detected_at=NOW)
+    assert profile == EngineProfile(kind="ollama", version="0.12.3", detected_at=NOW, **NO_SURFACES)
     assert resolve_mapping(AUTO, profile) is None
 
 
 async def test_any_openai_models_list_is_generic() -> None:
     profile = await detect({"/v1/models": models("openai", "gpt-x")})
-    assert profile == EngineProfile(kind="generic", detected_at=NOW)
+    assert profile == EngineProfile(kind="generic", detected_at=NOW, **NO_SURFACES)
 
 
 async def test_a_server_answering_nothing_useful_is_unknown() -> None:
     profile = await detect({"/v1/models": (200, b"<html>hello</html>")})
-    assert profile == EngineProfile(kind="unknown", detected_at=NOW)
+    assert profile == EngineProfile(kind="unknown", detected_at=NOW, **NO_SURFACES)
 
 
 async def test_a_foreign_server_info_is_not_mistaken_for_sglang() -> None:
     profile = await detect({"/server_info": {"uptime": 5}, "/v1/models": models("acme")})
     assert profile.kind == "generic"
+
+
+@pytest.mark.parametrize(
+    ("status", "served"),
+    [(400, True), (422, True), (200, True), (404, False), (405, False), (401, None), (500, None)],
+)
+async def test_whether_an_engine_serves_messages_and_responses_is_what_an_empty_post_says(
+    status: int, served: bool | None
+) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(status, json={"error": "no"})
+        if request.url.path == "/v1/models":
+            return httpx.Response(200, json=models("vllm", "m"))
+        return httpx.Response(404, json={})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        profile = await detect_engine(client, BASE, None, now=NOW)
+    assert (profile.kind, profile.messages, profile.responses) == ("vllm", served, served)
 
 
 @pytest.mark.parametrize(
@@ -185,6 +207,7 @@ async def test_an_unreachable_engine_is_unknown(error: Exception) -> None:
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
         profile = await detect_engine(client, BASE, None, now=NOW)
+    # Not even a refusal: whether it serves Messages or Responses is not known either.
     assert profile == EngineProfile(kind="unknown", detected_at=NOW)
 
 
