@@ -36,7 +36,7 @@ class Entry:
 
     The declaration of the stored record: each field is a column of `ActivityRecord` (its name
     unless the metadata says `column`), in the order of `row()`; text fields carry the column's
-    max_length. `row()`, `insert()` and the cleaning all follow from it, so a new column is one
+    max_length. `row()`, `store()` and the cleaning all follow from it, so a new column is one
     line here (and one in the model and its migration).
     """
 
@@ -53,7 +53,7 @@ class Entry:
     score: float | None = None
     queue_ms: float = 0.0
     first_byte_ms: float | None = None
-    # immediate, waited, expired, cancelled, rejected, error, ...
+    # immediate, waited, expired, cancelled, rejected, error, ...; "unknown" if none was set
     outcome: str = field(default="", metadata=text(20, blank="unknown"))
     status: int = 0
     duration_ms: float = 0.0
@@ -84,9 +84,9 @@ def clean(value: object, max_length: int) -> str:
 
 def _written_row() -> Callable[[Entry], Row]:
     """`Entry.row`, written out from the declaration once at import, as dataclasses write
-    `__init__`: it runs for every request, and a loop over the fields costs four times as much
-    as the same checks spelled out. The common text (short ASCII without NUL) costs one test of
-    a flag, a length and a scan per field; anything else goes through `clean`."""
+    `__init__`: it runs for every request, and a loop over the fields costs twice as much as
+    the same checks spelled out. The common text (a short ASCII str without NUL) costs a type
+    check, a flag, a length and a scan per field; anything else goes through `clean`."""
     body, values = [], []
     for f in fields(Entry):
         limit = f.metadata.get("max_length")
@@ -220,9 +220,10 @@ def store(connection: Any, table: str, rows: list[Row]) -> list[Rejected]:
     database refuses; returns those as (index in `rows`, reason).
 
     A refused row fails the statement it is in. The batch is then split in halves, each tried
-    in a savepoint, down to the single rows to blame (about 2 log2(n) statements for one such
-    row, the good rows stored once). A database fault anywhere raises and rolls back the lot,
-    so the caller can send the whole batch again without storing any row twice.
+    in a savepoint, down to the single rows to blame: about 2 log2(n) tries for one such row,
+    and the common case (nothing refused) is one try. A database fault anywhere raises and
+    rolls back the lot, so the caller can send the whole batch again without storing any row
+    twice.
     """
     from django.db import transaction
 
@@ -271,12 +272,12 @@ def _inserter(connection: Any, table: str) -> Callable[[list[Row]], None]:
 
         def when(t: float) -> object:
             whole = int(t)
-            text = seconds.get(whole)
-            if text is None:
+            stamp = seconds.get(whole)
+            if stamp is None:
                 moment = datetime.fromtimestamp(whole, tz=UTC)
-                text = seconds[whole] = moment.strftime("%Y-%m-%d %H:%M:%S")
+                stamp = seconds[whole] = moment.strftime("%Y-%m-%d %H:%M:%S")
             micro = int((t - whole) * 1e6)
-            return f"{text}.{micro:06d}" if micro else text
+            return f"{stamp}.{micro:06d}" if micro else stamp
 
         mark = "?"
     else:
