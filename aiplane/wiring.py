@@ -99,10 +99,12 @@ async def caller_for_session(session_key: str) -> CallerContext | None:
     return None if user_id is None else await caller_for_user(user_id)
 
 
-def _write_activity(rows: list[activity.Row]) -> None:
+def _write_activity(rows: list[activity.Row]) -> list[activity.Rejected]:
+    """The thread writer: stores the batch but the rows the database refuses, and returns
+    those; a database fault raises, and the recorder keeps the batch (see `activity.store`)."""
     from gateway.models import ActivityRecord
 
-    ActivityRecord.write_batch(rows)
+    return ActivityRecord.write_batch(rows)
 
 
 async def _flush_usage_loop(db: DatabaseThread) -> None:

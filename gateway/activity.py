@@ -1,7 +1,8 @@
 """The per-request activity record: built on the request path, written off it in batches.
 
 A crash loses at most the entries not yet flushed: up to `FLUSH_EVERY` seconds of traffic, capped
-at `MAX_BUFFER` entries (beyond that the oldest unflushed entries are dropped and counted).
+at `MAX_BUFFER` entries (beyond that the oldest unflushed entries are dropped and counted). A row
+the database refuses is left out of its batch, counted and logged; it never holds up the others.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 log = logging.getLogger("aiplane.activity")
@@ -22,40 +24,98 @@ BATCH = 10_000
 MAX_BUFFER = 50_000
 
 
+def text(max_length: int, blank: str = "") -> dict[str, Any]:
+    """A text column: what the record holds is cleaned to fit it (see `clean`); `blank` is what
+    an empty value is stored as."""
+    return {"max_length": max_length, "blank": blank}
+
+
 @dataclass(slots=True)
 class Entry:
-    """What happened to one request, for "why did my request take 20 minutes"."""
+    """What happened to one request, for "why did my request take 20 minutes".
 
-    started: float  # unix time
+    The declaration of the stored record: each field is a column of `ActivityRecord` (its name
+    unless the metadata says `column`), in the order of `row()`; text fields carry the column's
+    max_length. `row()`, `store()` and the cleaning all follow from it, so a new column is one
+    line here (and one in the model and its migration).
+    """
+
+    started: float = field(metadata={"column": "at"})  # unix time
     token_id: int | None
-    token_name: str | None
+    token_name: str | None = field(metadata=text(200))
     user_id: int | None
-    username: str
-    model: str
-    cls: int
-    hint: str = ""
-    path: str = ""
-    backend: str = ""
+    username: str = field(metadata=text(150))
+    model: str = field(metadata=text(200))
+    cls: int = field(metadata={"column": "priority_class"})  # stored by name: low, medium, high
+    hint: str = field(default="", metadata=text(200))
+    path: str = field(default="", metadata=text(100))
+    backend: str = field(default="", metadata=text(100))
     score: float | None = None
     queue_ms: float = 0.0
     first_byte_ms: float | None = None
-    outcome: str = ""  # immediate, waited, expired, cancelled, rejected, error, ...
+    # immediate, waited, expired, cancelled, rejected, error, ...; "unknown" if none was set
+    outcome: str = field(default="", metadata=text(20, blank="unknown"))
     status: int = 0
     duration_ms: float = 0.0
 
-    def row(self) -> tuple[Any, ...]:
-        """The fields in declaration order (`Entry(*row)` rebuilds it): cheap to marshal."""
-        return (
-            self.started, self.token_id, self.token_name, self.user_id, self.username,
-            self.model, self.cls, self.hint, self.path, self.backend, self.score, self.queue_ms,
-            self.first_byte_ms, self.outcome, self.status, self.duration_ms,
-        )  # fmt: skip
+    def row(self) -> Row:
+        """The fields in declaration order (`Entry(*row)` rebuilds it), text cleaned to fit its
+        column: cheap to buffer and marshal, and storable. Written out below the class."""
+        raise NotImplementedError
 
 
 Row = tuple[Any, ...]  # Entry.row(): what is buffered and written
+COLUMNS = tuple(f.metadata.get("column", f.name) for f in fields(Entry))
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-Writer = Callable[[list[Row]], Awaitable[None]]
+def clean(value: object, max_length: int) -> str:
+    """Text the database can store in a column of `max_length` characters: a lone surrogate
+    (JSON's "\\ud800" decodes to one; UTF-8 cannot encode it) becomes U+FFFD, NUL (which
+    PostgreSQL refuses) is dropped, the rest is cut to fit; None is "" and a str subclass (an
+    enum member) becomes a plain str, which is all marshal takes."""
+    if value is None:
+        return ""
+    s = str.__str__(value) if isinstance(value, str) else str(value)
+    if not s.isascii():
+        s = _SURROGATE.sub("\ufffd", s)
+    return s.replace("\0", "")[:max_length]
+
+
+def _written_row() -> Callable[[Entry], Row]:
+    """`Entry.row`, written out from the declaration once at import, as dataclasses write
+    `__init__`: it runs for every request, and a loop over the fields costs twice as much as
+    the same checks spelled out. The common text (a short ASCII str without NUL) costs a type
+    check, a flag, a length and a scan per field; anything else goes through `clean`."""
+    body, values = [], []
+    for f in fields(Entry):
+        limit = f.metadata.get("max_length")
+        if limit is None:
+            values.append(f"e.{f.name}")
+            continue
+        v = f.name
+        body += [
+            f"    {v} = e.{v}",
+            f"    if not ({v}.__class__ is str and {v}.isascii() and len({v}) <= {limit}"
+            f" and '\\0' not in {v}):",
+            f"        {v} = clean({v}, {limit})",
+        ]
+        if blank := f.metadata["blank"]:
+            body.append(f"    {v} = {v} or {blank!r}")
+        values.append(v)
+    source = "def row(e):\n" + "\n".join(body) + f"\n    return ({', '.join(values)},)\n"
+    namespace: dict[str, Any] = {"clean": clean}
+    exec(source, namespace)  # noqa: S102 - our own declaration, spelled out once at import
+    row: Callable[[Entry], Row] = namespace["row"]
+    row.__doc__ = Entry.row.__doc__
+    return row
+
+
+Entry.row = _written_row()  # type: ignore[method-assign,assignment]  # spelled out, see above
+
+
+Rejected = tuple[int, str]  # a row the database refused: its index in the batch, and why
+Writer = Callable[[list[Row]], Awaitable[Sequence[Rejected] | None]]
 _recorders: weakref.WeakSet[Recorder] = weakref.WeakSet()
 
 
@@ -67,9 +127,10 @@ def recorders() -> list[Recorder]:
 class Recorder:
     """Collects entries in memory; `run()` hands them to `writer` every `FLUSH_EVERY` seconds.
 
-    The writer is a coroutine function that returns once the rows are stored (and raises when
-    they are not, so they stay buffered for the next flush): the activity writer's child process
-    (`gateway.activity_writer.ProcessWriter`), or a database thread.
+    The writer is a coroutine function that returns once the rows are stored, with the rows the
+    database refused (see `store`), and raises when the batch was not stored (the database or
+    the writer is down), so it stays buffered for the next flush: the activity writer's child
+    process (`gateway.activity_writer.ProcessWriter`), or a database thread.
 
     The buffer holds each entry as its `row()` tuple: a tuple of plain values leaves the garbage
     collector's books at its next pass, where a second's worth of objects would be promoted to
@@ -81,6 +142,7 @@ class Recorder:
         self.buffer: deque[Row] = deque(maxlen=MAX_BUFFER)
         self.dropped = 0
         self.written = 0
+        self.rejected = 0  # rows the database refused to store (dropped, one log line each)
         self.failures = 0  # flushes that could not store their batch (it stayed buffered)
         self.listeners: list[Callable[[Entry], None]] = []
         _recorders.add(self)
@@ -94,14 +156,15 @@ class Recorder:
             listener(entry)
 
     async def flush(self) -> int:
-        """Write what is buffered now, in batches of up to `BATCH` rows."""
+        """Write what is buffered now, in batches of up to `BATCH` rows; returns how many
+        were stored."""
         if self.writer is None:
             return 0
         total = 0
         while self.buffer:
             batch = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
             try:
-                await self.writer(batch)
+                rejected = await self.writer(batch) or ()
             except Exception:
                 self.failures += 1
                 log.exception("could not write %d activity records; retrying later", len(batch))
@@ -110,7 +173,12 @@ class Recorder:
                 self.dropped += max(0, len(self.buffer) + len(batch) - MAX_BUFFER)
                 self.buffer.extendleft(reversed(batch))
                 break
-            total += len(batch)
+            for index, reason in rejected:
+                # repr: the row holds caller text, which must not be able to forge log lines.
+                log.warning("dropped an activity record the database refused (%r): %r",
+                            reason, batch[index])  # fmt: skip
+            self.rejected += len(rejected)
+            total += len(batch) - len(rejected)
         self.written += total
         return total
 
@@ -133,16 +201,58 @@ class Recorder:
 
 
 ROWS_PER_INSERT = 500
-COLUMNS = (
-    "at", "token_id", "token_name", "user_id", "username", "model", "path", "backend",
-    "priority_class", "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status",
-    "duration_ms",
-)  # fmt: skip
+REASON_LENGTH = 300  # characters of a refused row's error kept for its log line
 
 
-def insert(connection: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
-    """Store a batch of `Entry.row()` tuples in one transaction: multi-row INSERTs on the
-    driver's own cursor.
+def row_faults() -> tuple[type[Exception], ...]:
+    """What a row (not the database) is to blame for: a value its column refuses (DataError,
+    IntegrityError, as Django names the driver's) or one the driver cannot even send (a lone
+    surrogate is a UnicodeEncodeError, an int too wide an OverflowError). Anything else, from
+    an unreachable server (OperationalError, InterfaceError) to a missing table
+    (ProgrammingError on PostgreSQL), is the database's: the batch is kept and sent again."""
+    from django.db import DataError, IntegrityError
+
+    return (DataError, IntegrityError, ValueError, TypeError, OverflowError, LookupError)
+
+
+def store(connection: Any, table: str, rows: list[Row]) -> list[Rejected]:
+    """Store a batch of `Entry.row()` tuples in one transaction, leaving out the rows the
+    database refuses; returns those as (index in `rows`, reason).
+
+    A refused row fails the statement it is in. The batch is then split in halves, each tried
+    in a savepoint, down to the single rows to blame: about 2 log2(n) tries for one such row,
+    and the common case (nothing refused) is one try. A database fault anywhere raises and
+    rolls back the lot, so the caller can send the whole batch again without storing any row
+    twice.
+    """
+    from django.db import transaction
+
+    faults = row_faults()
+    rejected: list[Rejected] = []
+    insert_rows = _inserter(connection, table)
+
+    def part(start: int, end: int) -> None:
+        try:
+            with transaction.atomic(using=connection.alias):  # a savepoint
+                insert_rows(rows[start:end])
+        except faults as err:
+            if end - start == 1:
+                reason = f"{type(err).__name__}: {' '.join(str(err).split())}"
+                rejected.append((start, reason[:REASON_LENGTH]))
+                return
+            middle = (start + end) // 2
+            part(start, middle)
+            part(middle, end)
+
+    with transaction.atomic(using=connection.alias):
+        if rows:
+            part(0, len(rows))
+    return rejected
+
+
+def _inserter(connection: Any, table: str) -> Callable[[list[Row]], None]:
+    """Multi-row INSERTs of `Entry.row()` tuples on the driver's own cursor, inside the
+    caller's transaction.
 
     This runs at the gateway's full request rate on a shared two-core budget, so it skips the
     ORM (model instances, per-value field preparation and placeholder rewriting cost several
@@ -151,11 +261,10 @@ def insert(connection: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
     """
     from datetime import UTC, datetime
 
-    from django.db import transaction
-
     from gateway.admission import CLASS_NAMES
 
     names = CLASS_NAMES
+    at, cls = COLUMNS.index("at"), COLUMNS.index("priority_class")
     if connection.vendor == "sqlite":
         # Django keeps SQLite times as naive UTC text ("YYYY-MM-DD HH:MM:SS[.ffffff]"). A batch
         # spans a second or two, so the date and time are formatted once per second.
@@ -163,12 +272,12 @@ def insert(connection: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
 
         def when(t: float) -> object:
             whole = int(t)
-            text = seconds.get(whole)
-            if text is None:
+            stamp = seconds.get(whole)
+            if stamp is None:
                 moment = datetime.fromtimestamp(whole, tz=UTC)
-                text = seconds[whole] = moment.strftime("%Y-%m-%d %H:%M:%S")
+                stamp = seconds[whole] = moment.strftime("%Y-%m-%d %H:%M:%S")
             micro = int((t - whole) * 1e6)
-            return f"{text}.{micro:06d}" if micro else text
+            return f"{stamp}.{micro:06d}" if micro else stamp
 
         mark = "?"
     else:
@@ -177,31 +286,33 @@ def insert(connection: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
             return datetime.fromtimestamp(t, tz=UTC)
 
         mark = "%s"
-    # Entry.row() order: started, token_id, token_name, user_id, username, model, cls, hint,
-    # path, backend, score, queue_ms, first_byte_ms, outcome, status, duration_ms.
-    values = [
-        (
-            when(r[0]), r[1], r[2] or "", r[3], r[4], r[5][:200], r[8], r[9], names[r[6]],
-            r[7][:200], r[10], r[11], r[12], r[13] or "unknown", r[14], r[15],
-        )
-        for r in rows
-    ]  # fmt: skip
     marks = "(" + ", ".join([mark] * len(COLUMNS)) + ")"
     head = f"INSERT INTO {connection.ops.quote_name(table)} ({', '.join(COLUMNS)}) VALUES "  # noqa: S608
-    # One multi-row statement per chunk, not executemany: the driver gives the GIL back and
-    # takes it again around every statement, and each of those handoffs stalls the event loop
-    # thread (up to the 5 ms switch interval) when this runs in the gateway's own process.
-    with transaction.atomic(using=connection.alias):
+    per_insert = min(ROWS_PER_INSERT, _max_params(connection) // len(COLUMNS))
+
+    def insert_rows(rows: list[Row]) -> None:
+        # The two columns stored in another form than they are held: the time and the class.
+        values = []
+        for r in rows:
+            v = list(r)
+            v[at], v[cls] = when(r[at]), names[r[cls]]
+            values.append(v)
+        # One multi-row statement per chunk, not executemany: the driver gives the GIL back and
+        # takes it again around every statement, and each of those handoffs stalls the event
+        # loop thread (up to the 5 ms switch interval) when this runs in the gateway's own
+        # process. The driver's errors are raised as Django's (DataError, OperationalError...).
         connection.ensure_connection()
-        cursor = connection.connection.cursor()
-        try:
-            per_insert = min(ROWS_PER_INSERT, _max_params(connection) // len(COLUMNS))
-            for start in range(0, len(values), per_insert):
-                chunk = values[start : start + per_insert]
-                params = [value for row in chunk for value in row]
-                cursor.execute(head + ", ".join([marks] * len(chunk)), params)
-        finally:
-            cursor.close()
+        with connection.wrap_database_errors:
+            cursor = connection.connection.cursor()
+            try:
+                for start in range(0, len(values), per_insert):
+                    chunk = values[start : start + per_insert]
+                    params = [value for row in chunk for value in row]
+                    cursor.execute(head + ", ".join([marks] * len(chunk)), params)
+            finally:
+                cursor.close()
+
+    return insert_rows
 
 
 def _max_params(connection: Any) -> int:

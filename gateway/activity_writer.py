@@ -13,7 +13,10 @@ The pipe between the two is private, so the protocol is plain: the parent writes
 one line. The first frame is the pickled handshake (the parent's database settings as connected,
 so a test database is the one written to, and the table's name), answered `ready`; every later
 frame is a batch, a series of length-prefixed marshalled lists of `Entry.row()` tuples, stored
-in one transaction and answered `ok <n>` once committed or `error <reason>` when not. A batch
+in one transaction (`gateway.activity.store`) and answered once committed with `ok <stored>`,
+followed, when the database refused some rows, by a JSON list of `[index, reason]` (those rows
+are dropped and counted by the recorder: sending them again would fail again). A database fault
+answers `error <reason>` and commits nothing: the batch was not stored, and is kept. A batch
 only leaves the recorder's buffer after its `ok`: if the child dies, the parent starts another
 and sends the batch again (a child killed between commit and answer may so store it twice;
 nothing is lost). The child exits when its stdin closes, so it never outlives the gateway.
@@ -22,6 +25,7 @@ nothing is lost). The child exits when its stdin closes, so it never outlives th
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import marshal
 import os
@@ -30,11 +34,11 @@ import select
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from gateway.activity import Row, insert
+from gateway.activity import Rejected, Row, store
 
 log = logging.getLogger("aiplane.activity")
 
@@ -122,13 +126,23 @@ class ProcessWriter:
         async with self._lock():
             await self._running()
 
-    async def __call__(self, rows: list[Row]) -> None:
+    async def __call__(self, rows: list[Row]) -> list[Rejected]:
+        """Store `rows`; returns those refused (their index in `rows`, and why)."""
         async with self._lock():
             await self._running()
-            parts = [part async for part in _marshalled(rows)]
+            parts, unsendable = await _marshalled(rows)
             answer = await self._exchange(parts, WRITE_TIMEOUT)
-        if not answer.startswith("ok "):
+        word, _, rest = answer.partition(" ")
+        if word != "ok":
             raise WriterUnavailable(f"activity writer refused a batch: {answer}")
+        _, _, listed = rest.partition(" ")
+        if not listed:
+            return unsendable
+        # The child counts only the rows it was sent.
+        skipped = {index for index, _ in unsendable}
+        sent = [index for index in range(len(rows)) if index not in skipped]
+        refused = [(sent[index], str(reason)) for index, reason in json.loads(listed)]
+        return sorted(unsendable + refused)
 
     async def close(self, timeout: float = 10.0) -> None:
         """Let the child finish what it has and exit (the end of its stdin is the signal)."""
@@ -195,13 +209,50 @@ class ProcessWriter:
             raise WriterUnavailable(f"activity writer lost: {err or type(err).__name__}") from err
 
 
-async def _marshalled(rows: list[Row]) -> AsyncIterator[bytes]:
-    """The batch's payload: length-prefixed marshalled chunks, letting requests run between."""
+async def _marshalled(rows: list[Row]) -> tuple[list[bytes], list[Rejected]]:
+    """The batch's payload: length-prefixed marshalled chunks, letting requests run between;
+    and the rows left out because marshal cannot take one of their values."""
+    parts: list[bytes] = []
+    unsendable: list[Rejected] = []
     for start in range(0, len(rows), CHUNK):
-        data = marshal.dumps(rows[start : start + CHUNK], 4)
-        yield len(data).to_bytes(_HEADER, "big")
-        yield data
+        chunk = rows[start : start + CHUNK]
+        try:
+            data = marshal.dumps(chunk, 4)
+        except ValueError:
+            # marshal takes only plain values; text is cleaned to str, but an enum member where
+            # a number belongs would stop the chunk: such rows go as plain values, or alone
+            # are left out.
+            kept = []
+            for index, row in enumerate(chunk, start):
+                try:
+                    marshal.dumps(row, 4)
+                except ValueError:
+                    try:
+                        row = _plain(row)  # sent in its place
+                        marshal.dumps(row, 4)
+                    except (ValueError, TypeError) as err:
+                        unsendable.append((index, f"{type(err).__name__}: {err}"))
+                        continue
+                kept.append(row)
+            data = marshal.dumps(kept, 4)
+        parts += [len(data).to_bytes(_HEADER, "big"), data]
         await asyncio.sleep(0)
+    return parts, unsendable
+
+
+def _plain(row: Row) -> Row:
+    """The row with each int, float or str subclass (an enum member) as its plain value."""
+    return tuple(
+        value if value is None or type(value) in _PLAIN
+        else int(value) if isinstance(value, int)
+        else float(value) if isinstance(value, float)
+        else str.__str__(value) if isinstance(value, str)
+        else value
+        for value in row
+    )  # fmt: skip
+
+
+_PLAIN = (bool, int, float, str)
 
 
 # ----- the child ----------------------------------------------------------------------------
@@ -263,7 +314,13 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
     )
     django.setup()
     table = setup["table"]
-    connection.ensure_connection()
+    try:
+        connection.ensure_connection()
+    except Exception as err:
+        # A database that is down is every batch's `error` (the parent keeps them) until it is
+        # back; exiting instead would have the parent start a writer, at a few hundred ms of
+        # CPU, on every flush of the outage.
+        log.warning("cannot reach the database yet: %s", " ".join(str(err).split()))
     outbox.write(b"ready\n")
     outbox.flush()
     while True:
@@ -275,9 +332,12 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
             break
         try:
             rows = list(_rows(payload))
-            insert(connection, table, rows)
-            answer = f"ok {len(rows)}\n"
-        except Exception as err:  # the parent keeps the batch and retries
+            refused = store(connection, table, rows)
+            answer = f"ok {len(rows) - len(refused)}"
+            if refused:
+                answer += " " + json.dumps(refused)
+            answer += "\n"
+        except Exception as err:  # the database's fault: the parent keeps the batch and retries
             log.exception("could not store activity records")
             connection.close()  # a broken connection is reopened for the next batch
             answer = "error " + " ".join(str(err).split())[:500] + "\n"

@@ -159,7 +159,8 @@ class GatewayCollector(Collector):
 
 
 def _activity_families() -> Iterator[Metric]:
-    """Whether activity records keep up: written, still buffered, dropped, failed flushes."""
+    """Whether activity records keep up: written, still buffered, dropped, refused by the
+    database, failed flushes."""
     from gateway.activity import recorders
 
     live = recorders()
@@ -171,8 +172,14 @@ def _activity_families() -> Iterator[Metric]:
             "dropped",
         ),
         (
+            "aiplane_activity_records_rejected",
+            "Activity records the database refused to store (dropped; each is logged).",
+            "rejected",
+        ),
+        (
             "aiplane_activity_flush_failures",
-            "Flushes whose batch could not be stored (it stayed buffered and was retried).",
+            "Flushes whose batch could not be stored, the database or writer being down (it "
+            "stayed buffered and was retried).",
             "failures",
         ),
     ):

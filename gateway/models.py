@@ -88,10 +88,11 @@ class ActivityRecord(models.Model):
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username} {self.model} {self.outcome}"
 
     @classmethod
-    def write_batch(cls, rows: list) -> None:
-        """Insert a batch from the gateway's recorder (see `gateway.activity.insert`)."""
+    def write_batch(cls, rows: list) -> list[tuple[int, str]]:
+        """Store a batch from the gateway's recorder; returns the rows the database refused
+        (see `gateway.activity.store`)."""
         from django.db import connection
 
-        from gateway.activity import insert
+        from gateway.activity import store
 
-        insert(connection, cls._meta.db_table, rows)
+        return store(connection, cls._meta.db_table, rows)

@@ -17,11 +17,13 @@ from accounts.models import ApiToken
 from aiplane.catalog import settings_update
 from gateway import topology
 from gateway.activity import prune
+from gateway.activity_writer import ProcessWriter
 from gateway.models import ActivityRecord
 from tests.accounts.errors import NOT_ADMIN, NOT_SIGNED_IN, envelope
 from tests.factories import make_group, make_token
 from tests.gateway.conftest import add_backend
 from tests.gateway.drive import (
+    HTTP,
     chat,
     configure,
     engine_stats,
@@ -35,7 +37,7 @@ ACTIVITY = "/api/v0/admin/activity"
 T0 = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 
 
-def records_of(*usernames: str, timeout: float = 5.0) -> dict[str, ActivityRecord]:
+def records_of(*usernames: str, timeout: float = 15.0) -> dict[str, ActivityRecord]:
     """Wait for the recorder's flush (about a second) until each user has exactly one record."""
     wanted = set(usernames)
 
@@ -236,7 +238,7 @@ def test_requests_refused_before_admission_leave_a_refused_record(solo: Any) -> 
     def all_five() -> bool:
         return ActivityRecord.objects.count() >= 5
 
-    wait_until(all_five, "the five refusals are written", 5.0)
+    wait_until(all_five, "the five refusals are written", 15.0)
     rows = ActivityRecord.objects.order_by("at", "id")
     assert [(r.username, r.model, r.status, r.outcome) for r in rows] == [
         ("", "", 401, "refused"),
@@ -270,6 +272,46 @@ def test_a_stuck_database_write_never_holds_up_a_request(solo: Any) -> None:
         release.set()
     wait_until(lambda: ActivityRecord.objects.count() == 3, "every record is written")
     assert recorder.dropped == 0
+
+
+@pytest.fixture(params=["process", "thread"])
+def live(
+    transactional_db: None,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    engine: Any,
+) -> Any:
+    """The live gateway and one backend, its activity writer in each AIPLANE_ACTIVITY_WRITER
+    mode."""
+    monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", request.param)
+    gateway = request.getfixturevalue("gateway")
+    writer = gateway.app.gateway.recorder.writer
+    assert isinstance(writer, ProcessWriter) is (request.param == "process")
+    add_backend("solo", engine.url, max_inflight=1, models=["sim-small"])
+    return gateway
+
+
+def test_a_model_name_that_is_not_valid_unicode_holds_up_no_record(live: Any) -> None:
+    """JSON's "\\ud800" is a lone surrogate, which UTF-8 cannot encode, and PostgreSQL refuses
+    NUL: such a record is cleaned when it is made, and every record after it arrives."""
+    mallory = {"Authorization": f"Bearer {key_for('mallory')}"}
+    for model in (rb'"\ud800"', rb'"sim\u0000small"'):
+        body = b'{"model": ' + model + b', "messages": [{"role": "user", "content": "hi"}]}'
+        response = HTTP.post(live.v1 + "/chat/completions", content=body, headers=mallory)
+        assert response.status_code == 404, response.text
+    for name in ("ann", "bea", "cid"):
+        assert chat(live, key_for(name)).status_code == 200
+    wait_until(lambda: ActivityRecord.objects.count() >= 5, "every record is written", 15.0)
+    rows = ActivityRecord.objects.order_by("at", "id")
+    assert [(r.username, r.model, r.status, r.outcome) for r in rows] == [
+        ("mallory", "\ufffd", 404, "refused"),
+        ("mallory", "simsmall", 404, "refused"),
+        ("ann", "sim-small", 200, "immediate"),
+        ("bea", "sim-small", 200, "immediate"),
+        ("cid", "sim-small", 200, "immediate"),
+    ]
+    recorder = live.app.gateway.recorder
+    assert (recorder.rejected, recorder.dropped, recorder.failures) == (0, 0, 0)
 
 
 # ----- the admin API ---------------------------------------------------------------------------

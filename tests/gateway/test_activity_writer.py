@@ -1,20 +1,27 @@
 """The activity writer's child process: stores each batch before it answers, survives its own
-death without losing a batch, and leaves when the gateway does."""
+death without losing a batch, and leaves when the gateway does; in both writer modes, a row the
+database refuses is dropped and counted while a database that is down loses nothing."""
 
 from __future__ import annotations
 
 import asyncio
+import enum
+import functools
+import logging
 import os
 import signal
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from gateway import activity_writer
-from gateway.activity import Entry, Recorder, Row
+from gateway.activity import COLUMNS, Entry, Recorder, Row, Writer
 from gateway.activity_writer import ProcessWriter, WriterUnavailable, in_process_only
 from gateway.models import ActivityRecord
 
@@ -299,6 +306,7 @@ def test_metrics_show_whether_activity_records_keep_up(
     recorder = Recorder(writer)
     for e in entries("ann", "bea", "cid"):
         recorder.add(e)
+    recorder.buffer.append(raw("bad", status=-1))
 
     def delta() -> dict[str, float]:
         now = activity_metrics()
@@ -307,8 +315,9 @@ def test_metrics_show_whether_activity_records_keep_up(
     assert delta() == {
         "aiplane_activity_records_written_total": 0,
         "aiplane_activity_records_dropped_total": 0,
+        "aiplane_activity_records_rejected_total": 0,
         "aiplane_activity_flush_failures_total": 0,
-        "aiplane_activity_records_buffered": 3,
+        "aiplane_activity_records_buffered": 4,
     }
     real = activity_writer.handshake
     monkeypatch.setattr(activity_writer, "handshake", lambda: {**real(), "table": "nope"})
@@ -320,6 +329,297 @@ def test_metrics_show_whether_activity_records_keep_up(
     assert delta() == {
         "aiplane_activity_records_written_total": 3,
         "aiplane_activity_records_dropped_total": 0,
+        "aiplane_activity_records_rejected_total": 1,
         "aiplane_activity_flush_failures_total": 1,
         "aiplane_activity_records_buffered": 0,
     }
+
+
+# ----- rows the database refuses, and a database that is down --------------------------------
+
+FIELD = {f.name: n for n, f in enumerate(fields(Entry))}
+
+
+def raw(username: str, **values: Any) -> Row:
+    """A row as `Entry.row()` would never make it (its cleaning bypassed): what reaches the
+    database should a field escape the cleaning, or the database refuse what it let through."""
+    row = list(rows(username)[0])
+    for name, value in values.items():
+        row[FIELD[name]] = value
+    return tuple(row)
+
+
+def refused_rows() -> list[Row]:
+    """Rows this database refuses, each named for its fault."""
+    bad = [
+        raw("bad-surrogate", model="\ud800"),  # UTF-8 cannot encode it: the driver raises
+        raw("bad-negative", status=-1),  # the column's CHECK (IntegrityError)
+        raw("bad-too-wide", status=10**20),  # OverflowError (SQLite), DataError (PostgreSQL)
+        raw("bad-class", cls=7),  # no such class: the row cannot even be converted
+    ]
+    if connection.vendor == "postgresql":  # SQLite stores both
+        bad += [raw("bad-nul", hint="a\x00b"), raw("bad-long", path="/" * 101)]
+    return bad
+
+
+@pytest.fixture(params=["process", "thread"])
+def writes(
+    request: pytest.FixtureRequest, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Writer]:
+    """The recorder's writer as the gateway builds it, in each AIPLANE_ACTIVITY_WRITER mode."""
+    from aiplane.wiring import DatabaseThread, activity_writer
+
+    monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", request.param)
+    db = DatabaseThread()
+    writer = activity_writer(db)
+    assert writer is not None
+    try:
+        yield writer
+    finally:
+        if isinstance(writer, ProcessWriter):
+            run(writer.close())
+        run(db.close())
+
+
+def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "database refused" in r.getMessage()]
+
+
+def test_a_row_the_database_refuses_is_dropped_and_counted_and_the_rest_of_its_batch_stored(
+    writes: Writer, run: Run, caplog: pytest.LogCaptureFixture
+) -> None:
+    bad = refused_rows()
+    recorder = Recorder(writes)
+    names = [f"u{n:02d}" for n in range(len(bad) + 1)]
+    good = rows(*names)
+    # The bad rows among the good: first, next to each other, alternating, and good ones last.
+    batch = [bad[0], *good[:2], bad[1], bad[2], good[2]]
+    batch += [row for pair in zip(bad[3:], good[3:], strict=False) for row in pair]
+    batch += good[len(bad) :]
+    assert sorted(batch) == sorted(bad + good)
+    recorder.buffer.extend(batch)
+    with caplog.at_level(logging.WARNING, logger="aiplane.activity"):
+        assert run(recorder.flush()) == len(good)
+    assert stored() == names
+    counts = (recorder.written, recorder.rejected, recorder.failures, len(recorder.buffer))
+    assert counts == (len(good), len(bad), 0, 0)
+    # One line per refused row, naming it as repr shows it.
+    lines = refusals(caplog)
+    assert len(lines) == len(bad)
+    assert all(repr(row) in line for row, line in zip(bad, lines, strict=True))
+
+
+def test_after_a_refused_row_later_batches_keep_flowing(writes: Writer, run: Run) -> None:
+    recorder = Recorder(writes)
+    recorder.buffer.append(raw("bad", model="\ud800"))
+    recorder.add(entries("ann")[0])
+    assert run(recorder.flush()) == 1
+    for name in ("bea", "cid"):
+        recorder.add(entries(name)[0])
+        assert run(recorder.flush()) == 1
+    assert stored() == ["ann", "bea", "cid"]
+    assert (recorder.rejected, recorder.failures, len(recorder.buffer)) == (1, 0, 0)
+
+
+def test_a_refused_row_cannot_forge_log_lines(
+    writes: Writer, run: Run, caplog: pytest.LogCaptureFixture
+) -> None:
+    recorder = Recorder(writes)
+    forged = "\ud800\nINFO aiplane: all is well\r"
+    recorder.buffer.append(raw("mallory\nINFO forged", model=forged))
+    with caplog.at_level(logging.WARNING, logger="aiplane.activity"):
+        assert run(recorder.flush()) == 0
+    [line] = refusals(caplog)
+    assert "\n" not in line and "\r" not in line
+    assert repr(forged)[1:-1] in line
+
+
+def test_text_the_database_cannot_store_is_cleaned_when_the_record_is_made(
+    writes: Writer, run: Run
+) -> None:
+    """Lone surrogates become U+FFFD, NUL goes, the rest is cut to the column: the record is
+    stored, not refused."""
+    recorder = Recorder(writes)
+    [e] = entries("zoë")
+    e.model, e.token_name = "gpt-\ud800\x00x" + "m" * 300, None
+    e.hint, e.path, e.backend = "h\udfff" * 150, "/v1/\x00" + "p" * 200, "b" * 150
+    recorder.add(e)
+    assert run(recorder.flush()) == 1
+    assert recorder.rejected == 0
+    row = ActivityRecord.objects.get()
+    got = (row.username, row.token_name, row.model, row.hint, row.path, row.backend)
+    assert got == (
+        "zoë", "", ("gpt-\ufffdx" + "m" * 300)[:200], ("h\ufffd" * 150)[:200],
+        ("/v1/" + "p" * 200)[:100], "b" * 100,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "cleaned"),
+    [
+        ("sim-small", 20, "sim-small"),
+        ("modèle-7b", 20, "modèle-7b"),
+        ("\ud800", 20, "\ufffd"),
+        ("a\ud83d\ude00b", 20, "a\ufffd\ufffdb"),  # a surrogate pair left as two lone ones
+        ("nul\x00byte", 20, "nulbyte"),
+        ("x" * 30, 20, "x" * 20),
+        ("\x00" * 30 + "ok", 20, "ok"),
+        (None, 20, ""),
+    ],
+)
+def test_cleaning_keeps_what_the_database_stores_and_mends_the_rest(
+    value: str | None, limit: int, cleaned: str
+) -> None:
+    from gateway.activity import clean
+
+    assert clean(value, limit) == cleaned
+    assert type(clean(value, limit)) is str
+
+
+def test_an_enum_member_in_a_record_is_stored_as_its_plain_value(writes: Writer, run: Run) -> None:
+    """marshal (the process writer's pipe) takes only plain values."""
+
+    class Outcome(enum.StrEnum):
+        WAITED = "waited"
+
+    class Status(enum.IntEnum):
+        OK = 200
+
+    recorder = Recorder(writes)
+    [e] = entries("ann")
+    e.outcome, e.status = Outcome.WAITED, Status.OK
+    recorder.add(e)
+    assert run(recorder.flush()) == 1
+    row = ActivityRecord.objects.get()
+    assert (row.outcome, row.status, recorder.rejected) == ("waited", 200, 0)
+
+
+def test_every_column_of_an_activity_record_is_declared_once_with_its_max_length() -> None:
+    """`Entry` declares the stored record; the model and its migration must agree with it."""
+    from django.db.models import CharField
+
+    declared = {
+        f.metadata.get("column", f.name): f.metadata.get("max_length") for f in fields(Entry)
+    }
+    model = {f.column: f for f in ActivityRecord._meta.concrete_fields if not f.primary_key}
+    assert list(COLUMNS) == list(declared) and sorted(declared) == sorted(model)
+    lengths = {
+        column: f.max_length
+        for column, f in model.items()
+        if isinstance(f, CharField) and column != "priority_class"  # the class's own names
+    }
+    assert lengths == {column: n for column, n in declared.items() if n is not None}
+
+
+class Away:
+    """The activity table renamed, as if dropped or locked out, then put back."""
+
+    def __init__(self) -> None:
+        quote = connection.ops.quote_name
+        self.here = quote(ActivityRecord._meta.db_table)
+        self.away = quote(ActivityRecord._meta.db_table + "_away")
+
+    def __enter__(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {self.here} RENAME TO {self.away}")
+
+    def __exit__(self, *exc: object) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {self.away} RENAME TO {self.here}")
+
+
+def test_while_the_table_is_missing_every_row_stays_buffered_and_none_is_dropped(
+    writes: Writer, run: Run
+) -> None:
+    """A missing table is the database's fault (OperationalError on SQLite, ProgrammingError
+    on PostgreSQL), not the rows': even a batch holding a bad row is kept whole, and split only
+    once the database stores again."""
+    recorder = Recorder(writes)
+    for e in entries("ann"):
+        recorder.add(e)
+    recorder.buffer.append(raw("bad", model="\ud800"))
+    for e in entries("bea"):
+        recorder.add(e)
+    with Away():
+        assert [run(recorder.flush()) for _ in range(2)] == [0, 0]
+        assert (len(recorder.buffer), recorder.dropped) == (3, 0)  # nothing refused, or lost
+        assert recorder.failures == 2
+    assert run(recorder.flush()) == 2
+    assert stored() == ["ann", "bea"]
+    assert (len(recorder.buffer), recorder.rejected, recorder.dropped) == (0, 1, 0)
+
+
+def unreachable() -> dict[str, Any]:
+    """Settings for this database as if its server were down: a port nobody listens on, or for
+    SQLite a file that cannot be opened."""
+    if connection.vendor == "sqlite":
+        return {"NAME": "/nonexistent/aiplane/db.sqlite3"}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when this returns: nothing listens there
+    return {"HOST": "127.0.0.1", "PORT": port}
+
+
+def test_a_database_the_writer_cannot_reach_keeps_every_row_buffered(
+    writes: Writer, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = unreachable()
+
+    def reconfigure(settings: dict[str, Any] | None) -> dict[str, Any]:
+        """On the database thread: its connection, closed, with other settings."""
+        from django.db import connection as its
+
+        its.close()
+        kept = its.settings_dict
+        its.settings_dict = settings if settings is not None else {**kept, **broken}
+        return kept
+
+    db = writes.func if isinstance(writes, functools.partial) else None
+    if isinstance(writes, ProcessWriter):
+        real = activity_writer.handshake
+        monkeypatch.setattr(
+            activity_writer, "handshake",
+            lambda: {**real(), "database": {**real()["database"], **broken}},
+        )  # fmt: skip
+    else:
+        assert db is not None
+        good = run(db(reconfigure, None))
+    recorder = Recorder(writes)
+    recorder.add(entries("ann")[0])
+    recorder.buffer.append(raw("bad", status=-1))
+    assert [run(recorder.flush()) for _ in range(2)] == [0, 0]
+    assert (len(recorder.buffer), recorder.failures) == (2, 2)  # nothing refused, or lost
+    if isinstance(writes, ProcessWriter):
+        assert writes.starts == 1  # an unreachable database is no reason to replace the writer
+        monkeypatch.setattr(activity_writer, "handshake", real)
+        run(writes.close())
+    else:
+        run(db(reconfigure, good))
+    assert run(recorder.flush()) == 1
+    assert stored() == ["ann"]
+    assert (len(recorder.buffer), recorder.rejected, recorder.failures) == (0, 1, 2)
+
+
+def test_a_write_that_times_out_keeps_the_batch_and_the_next_writer_stores_it(
+    writer: ProcessWriter, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table locked by someone else: the child waits, is given up on after WRITE_TIMEOUT
+    and replaced; nothing of the batch (a bad row included) is dropped meanwhile."""
+    from django.db import transaction
+
+    monkeypatch.setattr(activity_writer, "WRITE_TIMEOUT", 1.0)
+    recorder = Recorder(writer)
+    run(writer.start())
+    recorder.add(entries("ann")[0])
+    recorder.buffer.append(raw("bad", model="\ud800"))
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {ActivityRecord._meta.db_table} IN EXCLUSIVE MODE")
+        else:  # BEGIN IMMEDIATE has taken SQLite's one write lock: make sure of it
+            ActivityRecord.objects.filter(pk=0).delete()
+        assert run(recorder.flush()) == 0
+        assert (len(recorder.buffer), recorder.failures) == (2, 1)  # nothing refused, or lost
+    assert run(recorder.flush()) == 1
+    assert stored() == ["ann"]
+    assert (recorder.rejected, writer.starts) == (1, 2)
