@@ -145,7 +145,9 @@ async def test_a_version_endpoint_alone_is_not_vllm() -> None:
 async def test_llamacpp_is_identified_by_its_props() -> None:
     props = {"default_generation_settings": {"n_ctx": 4096}, "build_info": "b6000-abc"}
     profile = await detect({"/props": props, "/v1/models": models("llamacpp", "gguf")})
-    assert profile == EngineProfile(kind="llamacpp", version="b6000-abc", detected_at=NOW, **NO_SURFACES)
+    assert profile == EngineProfile(
+        kind="llamacpp", version="b6000-abc", detected_at=NOW, **NO_SURFACES
+    )
 
 
 async def test_llamacpp_is_identified_by_its_models_owner() -> None:
