@@ -57,6 +57,12 @@ class Entry:
     outcome: str = field(default="", metadata=text(20, blank="unknown"))
     status: int = 0
     duration_ms: float = 0.0
+    surface: str = field(default="", metadata=text(20))  # chat, completions, messages, ...
+    # Token usage as the engine reported it (None when it did not).
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    error: str = field(default="", metadata=text(500))  # why it was refused or failed
 
     def row(self) -> Row:
         """The fields in declaration order (`Entry(*row)` rebuilds it), text cleaned to fit its

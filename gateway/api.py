@@ -160,7 +160,8 @@ class AdminQueueApi(APIView):
 
 ACTIVITY_FIELDS = (
     "at", "username", "token_id", "token_name", "model", "path", "backend", "priority_class",
-    "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status", "duration_ms",
+    "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status", "duration_ms", "surface",
+    "input_tokens", "output_tokens", "cached_tokens", "error",
 )  # fmt: skip
 
 
@@ -236,3 +237,76 @@ def _positive(raw: str, name: str, maximum: int) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= maximum:
         raise ApiError(400, "invalid_filter", f"{name} must be from 1 to {maximum}.", name)
     return int(raw)
+
+
+USAGE_GROUPS = {"user": ("username",), "token": ("token_id", "token_name"), "model": ("model",)}
+
+
+class AdminUsageApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Token usage summed by user, token or model over a time range",
+        description=(
+            "group_by: user | token | model (required). since and until (ISO 8601) bound the "
+            "range; without them, the last 24 hours. Each group: requests, input_tokens, "
+            "output_tokens and cached_tokens as the engines reported them (requests without a "
+            "report count as requests only)."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        from datetime import UTC, timedelta
+
+        from django.db.models import Count, Sum
+        from django.utils import timezone
+        from django.utils.dateparse import parse_datetime
+
+        from gateway.models import ActivityRecord
+
+        q = request.query_params
+        group_by = q.get("group_by", "")
+        if group_by not in USAGE_GROUPS:
+            raise ApiError(
+                400, "invalid_filter", "group_by must be user, token or model.", "group_by"
+            )
+        bounds: dict[str, Any] = {}
+        for name in ("since", "until"):
+            if q.get(name):
+                when = parse_datetime(q[name]) if len(q[name]) <= 64 else None
+                if when is None:
+                    raise ApiError(400, "invalid_filter", f"{name} must be an ISO 8601 time.", name)
+                if timezone.is_naive(when):
+                    when = timezone.make_aware(when, UTC)
+                bounds[name] = when
+        until = bounds.get("until") or timezone.now()
+        since = bounds.get("since") or until - timedelta(days=1)
+        keys = USAGE_GROUPS[group_by]
+        rows = (
+            ActivityRecord.objects.filter(at__gte=since, at__lt=until)
+            .values(*keys)
+            .annotate(
+                requests=Count("id"),
+                input_tokens=Sum("input_tokens"),
+                output_tokens=Sum("output_tokens"),
+                cached_tokens=Sum("cached_tokens"),
+            )
+            .order_by(*keys)
+        )
+        results = [
+            {**row, **{k: row[k] or 0 for k in ("input_tokens", "output_tokens", "cached_tokens")}}
+            for row in rows
+        ]
+        totals = {
+            k: sum(r[k] for r in results)
+            for k in ("requests", "input_tokens", "output_tokens", "cached_tokens")
+        }
+        return Response(
+            {
+                "group_by": group_by,
+                "since": since.isoformat(),
+                "until": until.isoformat(),
+                "results": results,
+                "totals": totals,
+            }
+        )

@@ -162,12 +162,14 @@ class GatewayApp:
             model="",
             cls=MEDIUM,
             path=scope["path"],
+            surface=surface.name,
         )
         try:
             await self._serve(scope, receive, send, surface, record)
         except GatewayError as err:
             # The one place a refusal decides the outcome: each error names its own.
             record.status = err.status
+            record.error = err.message
             if err.outcome is not None:
                 record.outcome = err.outcome
             raise
@@ -179,6 +181,8 @@ class GatewayApp:
         finally:
             record.duration_ms = (time.time() - record.started) * 1000
             record.outcome = str(record.outcome)  # a plain str: the record's fast path
+            if record.input_tokens is not None:
+                rt.metrics.count_tokens(record.cls, record.model, record)
             self.recorder.add(record)
 
     async def _serve(

@@ -11,6 +11,7 @@ import time
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from prometheus_client.core import (
     REGISTRY,
@@ -36,7 +37,7 @@ class QueueMetrics:
     """Counters of one runtime's queue, indexed by class; the AdmissionQueue's observer."""
 
     __slots__ = (
-        "admissions", "dispatches", "on_change", "recent", "reorders", "wait_buckets",
+        "admissions", "dispatches", "on_change", "recent", "reorders", "tokens", "wait_buckets",
         "wait_count", "wait_sum",
     )  # fmt: skip
 
@@ -51,6 +52,17 @@ class QueueMetrics:
         self.wait_buckets = [[0] * (len(WAIT_BUCKETS) + 1) for _ in CLASS_NAMES]
         self.wait_sum = [0.0, 0.0, 0.0]
         self.wait_count = [0, 0, 0]
+        # (class, model) -> [input, output, cached] tokens the engines reported. The model is
+        # the name a caller used that resolved (an admin's model or alias): a bounded label.
+        self.tokens: dict[tuple[int, str], list[int]] = {}
+
+    def count_tokens(self, cls: int, model: str, usage: Any) -> None:
+        counts = self.tokens.get((cls, model))
+        if counts is None:
+            counts = self.tokens[(cls, model)] = [0, 0, 0]
+        counts[0] += usage.input_tokens or 0
+        counts[1] += usage.output_tokens or 0
+        counts[2] += usage.cached_tokens or 0
 
     def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
         cls = waiter.cls
@@ -155,7 +167,31 @@ class GatewayCollector(Collector):
             healthy.add_metric([bname], ok)
         yield from (depth, oldest, admissions, dispatches, reorders, waits)
         yield from (inflight, capacity, healthy)
+        yield from _token_families(live)
         yield from _activity_families()
+
+
+def _token_families(live: list[Any]) -> Iterator[Metric]:
+    """Tokens the engines reported, by class and model, on every surface."""
+    families = [
+        CounterMetricFamily(f"aiplane_{kind}_tokens", text, labels=["class", "band", "model"])
+        for kind, text in (
+            ("input", "Input (prompt) tokens the engines reported."),
+            ("output", "Output (completion) tokens the engines reported."),
+            ("cached", "Input tokens served from the engines' caches, where they say so."),
+        )
+    ]
+    totals: dict[tuple[int, str], list[int]] = {}
+    for rt in live:
+        for key, counts in list(rt.metrics.tokens.items()):
+            total = totals.setdefault(key, [0, 0, 0])
+            for i, value in enumerate(counts):
+                total[i] += value
+    for (cls, model), counts in sorted(totals.items()):
+        labels = [CLASS_NAMES[cls], BAND_NAMES[cls], model]
+        for family, value in zip(families, counts, strict=True):
+            family.add_metric(labels, value)
+    yield from families
 
 
 def _activity_families() -> Iterator[Metric]:

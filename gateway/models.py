@@ -80,6 +80,11 @@ class ActivityRecord(models.Model):
     outcome = models.CharField(max_length=20)
     status = models.PositiveSmallIntegerField(default=0)
     duration_ms = models.FloatField(default=0)
+    surface = models.CharField(max_length=20, blank=True, default="")
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    cached_tokens = models.PositiveIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:
         ordering = ("-at", "-id")

@@ -144,6 +144,11 @@ class Relay:
                 self._timer.cancel()
             self.gone.remove_done_callback(self._client_left)
             self.acquired.release()
+            usage = self.plan.usage
+            if usage is not None:
+                record = self.record
+                record.input_tokens, record.output_tokens = usage.input, usage.output
+                record.cached_tokens = usage.cached
 
     # ----- the final dispatch boundary ------------------------------------------------------
 
@@ -346,6 +351,7 @@ class Relay:
                 self._mark_cancelled()  # the client closed the request; nothing is sent
         elif reason == _CLIENT_STALLED:
             record.outcome = Outcome.CLIENT_CLOSED
+            record.error = "The client stopped reading its answer."
             raise DropConnection("the client stopped reading its answer")
         elif not self.started:
             limit = self.timeouts.first_byte
@@ -359,6 +365,7 @@ class Relay:
         self.active = False  # the client leaving during the last send changes nothing now
         log.warning("backend %s %s", name, what)
         self.record.outcome = Outcome.UPSTREAM_ERROR
+        self.record.error = f"The model server {name} {what}."
         if self.body_kind != "events":
             raise DropConnection(f"the model server {name} {what}")
         # An event stream ends with the surface's error event at an event boundary (and, for

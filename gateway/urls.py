@@ -20,4 +20,5 @@ urlpatterns = [
     path("admin/pools/<str:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
     path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
     path("admin/activity", api.AdminActivityApi.as_view(), name="admin-activity"),
+    path("admin/usage", api.AdminUsageApi.as_view(), name="admin-usage"),
 ]

@@ -157,7 +157,8 @@ class ScriptedEngine:
 
     def __init__(self, script: Any, *, answer_gets: bool = False) -> None:
         self.script = script
-        # Detection and health probes are GETs; unless asked to, the engine knows none of them.
+        # Detection and health probes (GETs, and empty POSTs to the Messages and Responses
+        # paths); unless asked to, the engine knows none of them.
         self.answer_gets = answer_gets
         self.requests: list[bytes] = []  # the bodies of the POSTs it received
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -191,7 +192,8 @@ class ScriptedEngine:
                 while len(data) < size:
                     data += conn.recv(65536)
                 body, data = data[:size], data[size:]
-                if head.startswith(b"GET ") and not self.answer_gets:
+                probe = head.startswith((b"GET ", b"POST /v1/messages", b"POST /v1/responses"))
+                if probe and not self.answer_gets:
                     conn.sendall(NOT_FOUND)
                     continue
                 if head.startswith(b"POST "):

@@ -399,6 +399,11 @@ def test_an_administrator_lists_records_newest_first_with_every_field(
         "outcome": "waited",
         "status": 200,
         "duration_ms": 0.0,
+        "surface": "",
+        "input_tokens": None,
+        "output_tokens": None,
+        "cached_tokens": None,
+        "error": "",
     }
 
 

@@ -602,6 +602,8 @@ def test_detection_through_the_api_explains_what_auto_mode_will_forward(
         "priority_scheduling": True,
         "schedule_policy": "fcfs",
         "low_values_first": True,
+        "messages": False,
+        "responses": False,
     }
     assert body["discovered_models"] == ["sim-small", "sim-large"]
     assert body["forwarding"] == "forwarding priority as field 'priority' (smaller first)"

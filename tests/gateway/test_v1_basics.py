@@ -7,7 +7,7 @@ import pytest
 
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-from tests.gateway.drive import chat
+from tests.gateway.drive import chat, wait_until
 
 
 @pytest.fixture
@@ -137,4 +137,5 @@ def test_a_large_request_body_is_forwarded_whole(gateway, sim, alice_key):
     r = chat(gateway, alice_key, messages=[{"role": "user", "content": big}])
     assert r.status_code == 200, r.text
     assert r.json()["usage"]["prompt_tokens"] == 400_000
-    assert gateway.runtime.slots["sim1"].inflight == 0
+    # The release may trail the answer's last byte by a moment.
+    wait_until(lambda: gateway.runtime.slots["sim1"].inflight == 0, "the slot is free")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.factories import make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-from tests.gateway.drive import engine_records
+from tests.gateway.drive import HTTP, chat, engine_records, sample, scrape, wait_until
 
 
 @pytest.fixture
@@ -58,3 +58,48 @@ def test_a_client_that_asked_for_usage_gets_the_usage_chunk(gateway, make_sim, k
 
     assert chunks[-1]["choices"] == []
     assert chunks[-1]["usage"] == {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}
+
+
+def records(*, count: int) -> list[Any]:
+    from gateway.models import ActivityRecord
+
+    wait_until(lambda: ActivityRecord.objects.count() >= count, f"{count} records", 15)
+    return list(ActivityRecord.objects.order_by("id"))
+
+
+def test_every_answer_leaves_its_usage_and_surface_on_its_record_and_in_the_metrics(
+    gateway, make_sim, key
+):
+    engine = make_sim(tokens=3, token_delay=0)
+    add_backend("solo", engine.url)
+    add_backend("embed", engine.url, pool="embeddings", kind="embedding")
+
+    stream_chunks(gateway, key)  # usage asked for on the quiet
+    assert chat(gateway, key, "one two three").status_code == 200
+    r = HTTP.post(
+        gateway.v1 + "/embeddings",
+        json={"model": "sim-small", "input": "four five"},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert r.status_code == 200, r.text
+
+    rows = records(count=3)
+    assert [(r.surface, r.input_tokens, r.output_tokens) for r in rows] == [
+        ("chat", 2, 3),
+        ("chat", 3, 3),
+        ("embeddings", 2, 0),
+    ]
+    scraped = scrape(gateway)
+    labels = {"class": "medium", "band": "normal", "model": "sim-small"}
+    assert sample(scraped, "aiplane_input_tokens_total", **labels) == 7
+    assert sample(scraped, "aiplane_output_tokens_total", **labels) == 6
+
+
+def test_a_refused_request_says_why_on_its_record(gateway, make_sim, key):
+    add_backend("solo", make_sim(tokens=1, token_delay=0).url)
+
+    assert chat(gateway, key, model="nope").status_code == 404
+
+    (row,) = records(count=1)
+    assert (row.outcome, row.status, row.input_tokens) == ("refused", 404, None)
+    assert row.error == "The model 'nope' does not exist."
