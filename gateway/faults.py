@@ -231,6 +231,22 @@ def _wire_directive(line: bytes, body: bytes) -> Directive | None:
     return find(parsed, "wire") if isinstance(parsed, dict) else None
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """A wire fault with its parameters checked, decided before anything is forwarded."""
+
+    fault: str
+    value: int
+
+
+def _plan(fault: Directive) -> _Plan:
+    if fault.fault == "status":
+        return _Plan("status", fault.integer("code", 999, 0, 999))
+    if fault.fault == "chunked":
+        return _Plan("chunked", fault.integer("after", 1, 0, 1_000_000))
+    return _Plan(fault.fault, fault.integer("after", 0, 0, _MAX_BODY))
+
+
 def _reset(writer: asyncio.StreamWriter) -> None:
     """Abort with a TCP RST rather than a FIN: linger on, timeout zero."""
     sock = writer.get_extra_info("socket")
@@ -313,6 +329,7 @@ class FaultProxy:
                     return
                 line, headers, body = request
                 fault = _wire_directive(line, body)
+                plan = _plan(fault) if fault is not None else None
             except DirectiveError as exc:
                 writer.write(_raw_answer(400, "Bad Request", "invalid_wire_directive", str(exc)))
                 await writer.drain()
@@ -329,16 +346,18 @@ class FaultProxy:
             up_writer.write(b"\r\n".join([line, *kept, b"Connection: close", b"", b""]) + body)
             await up_writer.drain()
             self.relayed += 1
-            if fault is not None:
-                self.faults[fault.fault] = self.faults.get(fault.fault, 0) + 1
+            if plan is not None:
+                self.faults[plan.fault] = self.faults.get(plan.fault, 0) + 1
             gone = asyncio.ensure_future(_until_eof(reader))
-            relay = asyncio.ensure_future(self._relay(up_reader, writer, fault, gone))
+            relay = asyncio.ensure_future(self._relay(up_reader, writer, plan, gone))
             tasks = [gone, relay]
             # The client leaving ends the relay, so the engine sees the disconnect at once.
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             if relay.done() and not relay.cancelled():
                 relay.result()
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        # The engine or the client went away, or the engine broke its own framing: either
+        # way this one connection is over.
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass
         finally:
             for task in tasks:
@@ -353,26 +372,24 @@ class FaultProxy:
         self,
         up: asyncio.StreamReader,
         out: asyncio.StreamWriter,
-        fault: Directive | None,
+        plan: _Plan | None,
         gone: asyncio.Future[None],
     ) -> None:
-        if fault is None:
+        if plan is None:
             await _pump(up, out, None)
-            return
-        if fault.fault == "status":
-            code = fault.integer("code", 999, 0, 999)
+        elif plan.fault == "status":
             head = await up.readuntil(b"\r\n\r\n")
             _, _, rest = head.partition(b"\r\n")
-            out.write(b"HTTP/1.1 %d Unknown\r\n" % code + rest)
+            out.write(b"HTTP/1.1 %d Unknown\r\n" % plan.value + rest)
             await _pump(up, out, None)
-        elif fault.fault == "reset":
-            await _pump(up, out, fault.integer("after", 0, 0, _MAX_BODY))
+        elif plan.fault == "reset":
+            await _pump(up, out, plan.value)
             _reset(out)
-        elif fault.fault == "stall":
-            await _pump(up, out, fault.integer("after", 0, 0, _MAX_BODY))
+        elif plan.fault == "stall":
+            await _pump(up, out, plan.value)
             await gone
-        elif fault.fault == "chunked":
-            await self._broken_chunks(up, out, fault.integer("after", 1, 0, 1_000_000))
+        elif plan.fault == "chunked":
+            await self._broken_chunks(up, out, plan.value)
             await gone
 
     async def _broken_chunks(

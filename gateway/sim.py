@@ -726,8 +726,8 @@ class SimEngine:
 
     # -- what the engine has open --
 
-    async def _arrive(self, record: _Record) -> None:
-        """Count a request whose body was just read as open.
+    def _count_open(self, record: _Record) -> None:
+        """Count a request whose body was just read as open (after _open's yield, if any).
 
         A client that leaves and, at once, hands its place to the next request (the gateway
         freeing a slot) sends its FIN before the next request's bytes. The event loop reads both
@@ -740,8 +740,6 @@ class SimEngine:
         connection closed first, then the work that arrived after it. Arrivals that cannot set
         a new maximum never yield, so the instant engine's hot path stays as it was.
         """
-        if self._open_count >= self._max_open_seen:
-            await asyncio.sleep(0)
         self._open_count += 1
         record.open = True
         if self._open_count > self._max_open_seen:
@@ -959,7 +957,9 @@ class SimEngine:
         except ValueError:
             body = None
         record = self._record(scope, body)
-        await self._arrive(record)
+        if self._open_count >= self._max_open_seen:
+            await asyncio.sleep(0)  # why: see _count_open
+        self._count_open(record)
         error = self._check(scope, post=True)
         if error is None:
             if not isinstance(body, dict):
@@ -1000,57 +1000,46 @@ class SimEngine:
             return
         record, body, model = opened
         try:
-            await self._run_completion(receive, send, record, body, model, chat)
+            cfg = self.config
+            prompt = body.get("messages") if chat else body.get("prompt")
+            n = max(cfg.tokens, 0)
+            finish = "stop"
+            limit = body.get("max_completion_tokens", body.get("max_tokens"))
+            if isinstance(limit, int) and not isinstance(limit, bool) and limit < n:
+                n = max(limit, 0)
+                finish = "length"
+            options = body.get("stream_options")
+            job = _Job(
+                chat=chat,
+                model=model,
+                n=n,
+                finish=finish,
+                prompt_tokens=_prompt_words(prompt),
+                priority=_priority_of(body),
+                usage_chunk=isinstance(options, dict) and options.get("include_usage") is True,
+            )
+            if len(_tok_json) < n:
+                _tokens(n)
+            stream = body.get("stream") is True
+            delay = cfg.token_delay
+            if cfg.directives and await self._with_fault(
+                receive, send, record, body, stream, job, lambda wait: self._generate(job, wait)
+            ):
+                return
+            # The instant engine's hot path: no waiting, no watcher task, no sleep.
+            if not stream and delay <= 0 and self._try_acquire():
+                try:
+                    payload = self._whole(job)
+                finally:
+                    self._release()
+                await self._finish(send, record, 200, payload)
+                return
+            if stream:
+                await self._guarded(receive, send, record, self._stream(send, record, job, delay))
+            else:
+                await self._guarded(receive, send, record, self._generate(job, delay))
         finally:
             self._leave(record)
-
-    async def _run_completion(
-        self,
-        receive: Receive,
-        send: Send,
-        record: _Record,
-        body: dict[str, Any],
-        model: str,
-        chat: bool,
-    ) -> None:
-        cfg = self.config
-        prompt = body.get("messages") if chat else body.get("prompt")
-        n = max(cfg.tokens, 0)
-        finish = "stop"
-        limit = body.get("max_completion_tokens", body.get("max_tokens"))
-        if isinstance(limit, int) and not isinstance(limit, bool) and limit < n:
-            n = max(limit, 0)
-            finish = "length"
-        options = body.get("stream_options")
-        job = _Job(
-            chat=chat,
-            model=model,
-            n=n,
-            finish=finish,
-            prompt_tokens=_prompt_words(prompt),
-            priority=_priority_of(body),
-            usage_chunk=isinstance(options, dict) and options.get("include_usage") is True,
-        )
-        if len(_tok_json) < n:
-            _tokens(n)
-        stream = body.get("stream") is True
-        delay = cfg.token_delay
-        if cfg.directives and await self._with_fault(
-            receive, send, record, body, stream, job, lambda wait: self._generate(job, wait)
-        ):
-            return
-        # The instant engine's hot path: no waiting, no watcher task, no sleep.
-        if not stream and delay <= 0 and self._try_acquire():
-            try:
-                payload = self._whole(job)
-            finally:
-                self._release()
-            await self._finish(send, record, 200, payload)
-            return
-        if stream:
-            await self._guarded(receive, send, record, self._stream(send, record, job, delay))
-        else:
-            await self._guarded(receive, send, record, self._generate(job, delay))
 
     async def _generate(self, job: _Job, delay: float) -> bytes:
         await self._acquire(job.priority, job.n)
