@@ -86,6 +86,10 @@ class DirectiveError(ValueError):
     """A directive of a known namespace that cannot be honoured as written."""
 
 
+class _Unrelayable(Exception):
+    """A request the proxy does not relay (it reads bodies by their content-length only)."""
+
+
 @dataclass(frozen=True)
 class Directive:
     """One parsed ``[[namespace:fault key=value ...]]``."""
@@ -214,9 +218,9 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[bytes, list[bytes
         if name == b"content-length":
             length = int(value.strip() or b"0")
         elif name == b"transfer-encoding":
-            raise DirectiveError("the fault proxy takes bodies with a content-length only")
+            raise _Unrelayable("the fault proxy takes request bodies with a content-length only")
     if not 0 <= length <= _MAX_BODY:
-        raise DirectiveError("request body too large for the fault proxy")
+        raise _Unrelayable("the request body is too large for the fault proxy")
     body = await reader.readexactly(length) if length else b""
     return line, headers, body
 
@@ -332,6 +336,10 @@ class FaultProxy:
                 plan = _plan(fault) if fault is not None else None
             except DirectiveError as exc:
                 writer.write(_raw_answer(400, "Bad Request", "invalid_wire_directive", str(exc)))
+                await writer.drain()
+                return
+            except _Unrelayable as exc:
+                writer.write(_raw_answer(501, "Not Implemented", "not_relayed", str(exc)))
                 await writer.drain()
                 return
             try:

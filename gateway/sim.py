@@ -79,13 +79,15 @@ Not imitated, on purpose: SGLang notices that a non-streaming client left only w
 too; the sim's bound is SGLang's. Requests that carry a priority while scheduling is off are
 ignored (SGLang 0.5.4+, vLLM), not aborted as SGLang 0.5.3 did.
 
-Faults on purpose: with `directives=True` a request whose text starts with `[[sim:...]]` gets the
-fault it names; the syntax and the wire-level faults are in gateway/faults.py.
+Faults on purpose: with `directives=True` a request whose text (its last message, prompt or first
+input) starts with `[[sim:...]]` gets the fault it names; the syntax and the wire-level faults are
+in gateway/faults.py. Faults that end an answer early take no slot; the others (hang-mid, slow,
+garbage, no-blank, cut) queue for one like any request.
 
 ================  ==================  ============================================================
 sim fault         params (default)    what the client receives
 ================  ==================  ============================================================
-status            code, shape         that error status (400-599) with an error body in `shape`
+status            code=500, shape     that error status (400-599) with an error body in `shape`
                                       (openai, sglang, vllm-flat, vllm; default: the engine's)
 html              code=500            that status with an HTML error page (text/html)
 redirect          code=302, location  that 3xx with a Location header and an empty body
@@ -94,24 +96,25 @@ queue-full        shape               SGLang's refusal: 503 "The request queue i
 evicted           shape               the same with "The request is aborted by a higher priority
                                       request."
 hang                                  nothing, until the client leaves
-hang-mid          after=1             streams: `after` token events, then nothing until the client
+hang-mid          after=1 (or half)   streams: `after` token events, then nothing until the client
                                       leaves; otherwise the head (full content-length) and `after`
-                                      bytes of the body, then nothing
+                                      bytes of the body (half of it by default), then nothing
 slow              delay=0.05          seconds between tokens (a whole answer waits delay x tokens)
 bad-json                              200 application/json whose body is not JSON
 garbage           after=1             streams: `after` token events, a line that is not SSE (and
                                       not UTF-8), then the rest of the stream
 no-blank          after=1             streams: `after` token events, then one event without its
                                       blank line (it runs into the next), then the rest
-cut               after=1             streams: `after` token events, then the connection drops
+cut               after=1 (or half)   streams: `after` token events, then the connection drops
                                       (no final chunk); otherwise the head (full content-length)
-                                      and `after` bytes, then the connection drops
+                                      and `after` bytes (half by default), then the connection drops
 reset                                 the connection drops before any byte
 ================  ==================  ============================================================
 
 Concurrency as the engine sees it: `open` counts generation requests (POST /v1/...) from the
 moment their body is read until their last byte is sent or their client's disconnect is seen,
-and `max_open_seen` is its maximum since the last reset (see `_arrive` for why it is exact).
+and `max_open_seen` is its maximum since the last reset (see `_count_open` for why it is
+exact).
 """
 
 from __future__ import annotations
@@ -455,6 +458,8 @@ class _Refused(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        # The code the generic sim's OpenAI envelope gives it (the engines' shapes number it).
+        self.code = "queue_full" if message == QUEUE_FULL else "evicted"
 
 
 class _Drop(Exception):
@@ -1082,7 +1087,8 @@ class SimEngine:
                 self._active.discard(task)
         except _Refused as refused:
             # Only an answer that has not started is refused this way; a stream writes its own.
-            await self._finish(send, record, 503, shaped_error(self._shape(), 503, refused.message))
+            body = shaped_error(self._shape(), 503, refused.message, refused.code)
+            await self._finish(send, record, 503, body)
             return
         except asyncio.CancelledError:
             if record.cancelled:
@@ -1158,7 +1164,7 @@ class SimEngine:
         except _Refused as refused:
             if not early:
                 await self._start(send, record, 200, _SSE_HEADERS)
-            event = shaped_error_event(self._shape(), 503, refused.message)
+            event = shaped_error_event(self._shape(), 503, refused.message, refused.code)
             await send({"type": "http.response.body", "body": event, "more_body": True})
             return False
         return True
@@ -1275,15 +1281,16 @@ class SimEngine:
             record.finished = time.time()
         elif name in ("queue-full", "evicted"):
             shape = fault.choice("shape", self._shape(), ERROR_SHAPES)
-            message = QUEUE_FULL if name == "queue-full" else EVICTED
+            refused = _Refused(QUEUE_FULL if name == "queue-full" else EVICTED)
+            message, error_code = refused.message, refused.code
             if stream:
                 await self._start(send, record, 200, _SSE_HEADERS)
-                event = shaped_error_event(shape, 503, message)
+                event = shaped_error_event(shape, 503, message, error_code)
                 await send({"type": "http.response.body", "body": event, "more_body": True})
                 await send({"type": "http.response.body", "body": _DONE})
                 record.finished = time.time()
             else:
-                await self._finish(send, record, 503, shaped_error(shape, 503, message))
+                await self._finish(send, record, 503, shaped_error(shape, 503, message, error_code))
         elif name == "bad-json":
             await self._finish(send, record, 200, _NOT_JSON)
         elif name == "reset":

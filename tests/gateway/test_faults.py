@@ -316,6 +316,14 @@ async def test_queue_full_and_evicted_are_sglangs_refusals(
     assert (done, rest) == ("data: [DONE]", "")
 
 
+async def test_the_generic_sim_names_its_refusals_in_openais_envelope(
+    client: aiohttp.ClientSession,
+) -> None:
+    for fault, code in (("queue-full", "queue_full"), ("evicted", "evicted")):
+        status, body = await chat(client, say(f"[[sim:{fault}]]"))
+        assert (status, body["error"]["code"], body["error"]["type"]) == (503, code, "server_error")
+
+
 @pytest.mark.parametrize("stream", [False, True])
 async def test_hang_sends_nothing_until_the_client_leaves(
     sim: SimServer, control: httpx.Client, stream: bool
@@ -635,6 +643,21 @@ async def test_a_bad_wire_directive_is_a_400_from_the_proxy(
         status, body = await chat(session, say("[[wire:teleport]]"))
         assert (status, body["error"]["code"]) == (400, "invalid_wire_directive")
     assert stats(control)["total"] == 0  # refused before anything was forwarded
+
+
+def test_a_chunked_request_body_is_not_relayed(proxy: FaultProxy, control: httpx.Client) -> None:
+    with socket.create_connection((proxy.host, proxy.port), timeout=5) as sock:
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"2\r\n{}\r\n0\r\n\r\n"
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    line, _, body = split_head(answer)
+    assert line == b"HTTP/1.1 501 Not Implemented"
+    assert json.loads(body)["error"]["code"] == "not_relayed"
+    assert stats(control)["total"] == 0
 
 
 def test_the_proxy_runs_from_the_command_line(sim: SimServer) -> None:
