@@ -350,14 +350,14 @@ def _error_inner(shape: str, status: int, message: str, code: str) -> dict[str, 
     return {"message": message, "type": _error_type(status), "param": None, "code": code}
 
 
-def shaped_error(shape: str, status: int, message: str, code: str = "sim_error") -> bytes:
+def shaped_error(shape: str, status: int, message: str, code: str) -> bytes:
     """A non-streaming error body as the engine of `shape` writes it (`code` for openai only)."""
     inner = _error_inner(shape, status, message, code)
     body = {"error": inner} if shape in ("openai", "vllm") else inner
     return _encode(body).encode()
 
 
-def shaped_error_event(shape: str, status: int, message: str, code: str = "sim_error") -> bytes:
+def shaped_error_event(shape: str, status: int, message: str, code: str) -> bytes:
     """The error event that ends a failed stream: {"error": ...} in the engine's inner shape."""
     inner = _error_inner(shape, status, message, code)
     if shape == "sglang":
