@@ -142,7 +142,9 @@ def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
 ) -> None:
     from gateway.sim import SimConfig, SimServer
 
-    engine = SimServer(SimConfig(server_info="sglang", sglang_schedule_policy="fcfs"))
+    engine = SimServer(
+        SimConfig(server_info="sglang", priority_scheduling=True, sglang_schedule_policy="fcfs")
+    )
     engine.start()
     try:
         sign_in(page, "carol")

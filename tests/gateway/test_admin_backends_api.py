@@ -586,7 +586,7 @@ def test_a_backend_is_identified_when_it_is_saved_so_auto_mode_forwards_from_its
 def test_detection_through_the_api_explains_what_auto_mode_will_forward(
     gateway: Any, make_sim: Any, carol: Any, login: Any
 ) -> None:
-    engine = make_sim(server_info="sglang", sglang_priority=True, sglang_schedule_policy="fcfs")
+    engine = make_sim(server_info="sglang", priority_scheduling=True, sglang_schedule_policy="fcfs")
     admin = login(carol)
     put(admin, BACKENDS, {"name": "sg", "base_url": engine.url + "/v1"})
     put(admin, POOLS, {"name": "default", "backends": ["sg"]})

@@ -286,10 +286,11 @@ async def test_probe_models_is_empty_when_unreachable() -> None:
 
 async def test_a_simulated_sglang_on_loopback_is_detected() -> None:
     sim = pytest.importorskip("gateway.sim")
-    with sim.SimServer(sim.SimConfig(server_info="sglang")) as server:
+    config = sim.SimConfig(server_info="sglang", priority_scheduling=True)
+    with sim.SimServer(config) as server:
         async with httpx.AsyncClient() as client:
             profile = await detect_engine(client, f"{server.url}/v1", None, now=NOW)
-    assert (profile.kind, profile.detected_at) == ("sglang", NOW)
+    assert (profile.kind, profile.version, profile.detected_at) == ("sglang", "0.5.23", NOW)
     # The simulator reports all three scheduling fields, so auto mode may forward.
     assert (profile.priority_scheduling, profile.schedule_policy, profile.low_values_first) == (
         True,
@@ -297,3 +298,30 @@ async def test_a_simulated_sglang_on_loopback_is_detected() -> None:
         False,
     )
     assert resolve_mapping(AUTO, profile) == Mapping("priority", (0, 1, 2))
+
+
+async def test_a_simulated_sglang_before_0_5_6_is_detected_from_get_server_info() -> None:
+    sim = pytest.importorskip("gateway.sim")
+    config = sim.SimConfig(server_info="sglang", sglang_version="0.5.4", priority_scheduling=True)
+    with sim.SimServer(config) as server:
+        async with httpx.AsyncClient() as client:
+            profile = await detect_engine(client, f"{server.url}/v1", None, now=NOW)
+    assert (profile.kind, profile.version, profile.priority_scheduling) == ("sglang", "0.5.4", True)
+
+
+async def test_a_simulated_sglang_before_0_5_3_never_proves_priority_scheduling() -> None:
+    sim = pytest.importorskip("gateway.sim")
+    config = sim.SimConfig(server_info="sglang", sglang_version="0.5.2", priority_scheduling=True)
+    with sim.SimServer(config) as server:
+        async with httpx.AsyncClient() as client:
+            profile = await detect_engine(client, f"{server.url}/v1", None, now=NOW)
+    assert (profile.kind, profile.priority_scheduling) == ("sglang", None)
+    assert resolve_mapping(AUTO, profile) is None
+
+
+async def test_a_simulated_vllm_is_detected_with_its_version() -> None:
+    sim = pytest.importorskip("gateway.sim")
+    with sim.SimServer(sim.SimConfig(server_info="vllm")) as server:
+        async with httpx.AsyncClient() as client:
+            profile = await detect_engine(client, f"{server.url}/v1", None, now=NOW)
+    assert profile == EngineProfile(kind="vllm", version="0.33.0", detected_at=NOW)

@@ -357,10 +357,10 @@ def test_gateway_mode_forwards_no_priority(gateway, make_sim, keys):
 def test_auto_mode_forwards_sglangs_direction_from_the_first_request_once_detection_proved_it(
     gateway, make_sim, keys
 ):
-    larger_first = make_sim(server_info="sglang", sglang_priority=True, token_delay=0)
+    larger_first = make_sim(server_info="sglang", priority_scheduling=True, token_delay=0)
     smaller_first = make_sim(
         server_info="sglang",
-        sglang_priority=True,
+        priority_scheduling=True,
         sglang_low_first=True,
         token_delay=0,
         models=["sim-large"],
@@ -385,7 +385,7 @@ def test_auto_mode_forwards_sglangs_direction_from_the_first_request_once_detect
 def test_auto_mode_forwards_nothing_when_sglang_runs_without_priority_scheduling(
     gateway, make_sim, keys
 ):
-    engine = make_sim(server_info="sglang", sglang_priority=False, token_delay=0)
+    engine = make_sim(server_info="sglang", priority_scheduling=False, token_delay=0)
     add_backend("sglang", engine.url)
 
     detect(gateway)

@@ -87,7 +87,13 @@ class Command(BaseCommand):
         if not _port_free(host, sim_port):
             raise CommandError(f"port {sim_port} is taken; pass --sim-port")
         sim = SimServer(
-            SimConfig(slots=2, tokens=48, token_delay=0.04, server_info="sglang"),
+            SimConfig(
+                slots=2,
+                tokens=48,
+                token_delay=0.04,
+                server_info="sglang",
+                priority_scheduling=True,
+            ),
             host=host,
             port=sim_port,
         )
