@@ -37,7 +37,7 @@ from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
 from gateway.registry import Upstream
-from gateway.surfaces import Plan, Surface
+from gateway.surfaces import Plan, Surface, event_data, split_events
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -273,6 +273,15 @@ class Relay:
     async def _events(self, resp: aiohttp.ClientResponse) -> None:
         chunks = resp.content.iter_any().__aiter__()
         first = await anext(chunks, b"")
+        # The first whole event decides: an engine that refuses a stream (SGLang's full queue)
+        # answers 200 and one error event; that is its refusal, not the client's answer.
+        while first and not _has_boundary(first) and len(first) <= MAX_PENDING_EVENT:
+            more = await anext(chunks, b"")
+            if not more:
+                break
+            first += more
+        if b'"error"' in first[:MAX_ERROR_BODY]:
+            self._refused_in_stream(first)
         await self._start(resp, self._headers(resp))
         if first:
             await self._event_bytes(first)
@@ -287,6 +296,31 @@ class Relay:
             await self._pass(tail)
         await self.send({"type": "http.response.body", "body": b""})
 
+    def _refused_in_stream(self, first: bytes) -> None:
+        """Raise the engine's refusal when the stream's first event is an error, and only then."""
+        events = split_events(first)
+        data = event_data(events[0]) if events else None
+        try:
+            event = json.loads(data) if data else None
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(event, dict) or "choices" in event:
+            return
+        error = event.get("error")
+        if error is None and event.get("object") != "error":
+            return
+        status = _status_of(error if isinstance(error, dict) else event)
+        refusal = error_for_status(
+            status,
+            data or b"",
+            content_type="application/json",
+            retry_after=None,
+            backend=self.upstream.name,
+        )
+        if status in RETRY_STATUS:
+            raise Retryable(f"{self.upstream.name} refused the stream ({status})", refusal)
+        raise refusal
+
     async def _event_bytes(self, chunk: bytes) -> None:
         """Pass on whole events only; hold back the start of one not yet complete."""
         if self._pending:
@@ -295,6 +329,11 @@ class Relay:
             end = max(_after(chunk, b"\n\n"), _after(chunk, b"\r\n\r\n"))
             if end < len(chunk) and len(chunk) - end <= MAX_PENDING_EVENT:
                 chunk, self._pending = chunk[:end], chunk[end:]
+        if not chunk.isascii():
+            try:
+                chunk.decode()  # whole events never split a character: this is the engine's
+            except UnicodeDecodeError:
+                raise ClientPayloadError("the event stream is not UTF-8") from None
         chunk = self.plan.events(chunk) if chunk else chunk
         if not chunk:
             self._mark = self._loop.time()  # progress from the backend, nothing to send yet
@@ -415,6 +454,28 @@ class Relay:
         if self._abort is None and self._task is not None:
             self._abort = reason
             self._task.cancel()
+
+
+def _has_boundary(data: bytes) -> bool:
+    return b"\n\n" in data or b"\r\n\r\n" in data
+
+
+# What an error inside a stream says its status is, when it says it by name.
+_STATUS_BY_NAME = {
+    "service_unavailable": 503, "overloaded_error": 503, "bad_request": 400,
+    "badrequesterror": 400, "invalid_request_error": 400, "authentication_error": 401,
+    "permission_error": 403, "not_found_error": 404, "rate_limit_error": 429,
+}  # fmt: skip
+
+
+def _status_of(error: dict[str, Any]) -> int:
+    code = error.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599:
+        return code
+    name = error.get("type")
+    if isinstance(name, str):
+        return _STATUS_BY_NAME.get(name.lower(), 502)
+    return 502
 
 
 def _after(data: bytes, separator: bytes) -> int:

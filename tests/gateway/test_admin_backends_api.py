@@ -568,7 +568,7 @@ def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(
 def test_a_backend_is_identified_when_it_is_saved_so_auto_mode_forwards_from_its_first_request(
     gateway: Any, make_sim: Any, carol: Any, login: Any
 ) -> None:
-    engine = make_sim(server_info="sglang", sglang_priority=True, sglang_schedule_policy="fcfs")
+    engine = make_sim(server_info="sglang", priority_scheduling=True, sglang_schedule_policy="fcfs")
     admin = login(carol)
     key = make_token_with_secret(make_user("alice"), name="laptop")[1]
     settings_update(values={"gateway.priority_enabled": True})

@@ -324,4 +324,6 @@ async def test_a_simulated_vllm_is_detected_with_its_version() -> None:
     with sim.SimServer(sim.SimConfig(server_info="vllm")) as server:
         async with httpx.AsyncClient() as client:
             profile = await detect_engine(client, f"{server.url}/v1", None, now=NOW)
-    assert profile == EngineProfile(kind="vllm", version="0.33.0", detected_at=NOW)
+    assert profile == EngineProfile(
+        kind="vllm", version="0.33.0", detected_at=NOW, messages=False, responses=False
+    )

@@ -381,3 +381,93 @@ def test_json_that_python_reads_but_json_has_not_is_a_400(gateway, make_sim, key
     assert r.status_code == 400, r.text
     assert constant.lstrip("-") in r.json()["error"]["message"]
     assert engine_records(engine) == []
+
+
+# ----- the simulated engine's own faults, through the gateway ----------------------------------
+
+
+def faulty_chat(gateway: Any, key: str, directive: str, *, stream: bool = False) -> httpx.Response:
+    body = {
+        "model": "sim-small",
+        "stream": stream,
+        "messages": [{"role": "user", "content": f"{directive} hello"}],
+    }
+    return HTTP.post(
+        gateway.v1 + "/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}
+    )
+
+
+def test_sglangs_queue_full_on_a_stream_is_a_503_with_retry_after_not_a_200(gateway, make_sim, key):
+    # SGLang refuses a stream with 200, one error event and [DONE]: read before answering.
+    engine = make_sim(server_info="sglang", directives=True, tokens=2, token_delay=0)
+    add_backend("sg", engine.url)
+
+    r = faulty_chat(gateway, key, "[[sim:queue-full]]", stream=True)
+
+    assert r.status_code == 503, r.text
+    assert r.headers["retry-after"] == "5"
+    assert r.json()["error"]["code"] == "backend_overloaded"
+    assert "The request queue is full." in r.json()["error"]["message"]
+    slot_freed(gateway, "sg")
+
+
+def test_a_stream_refused_by_a_replica_is_retried_on_another(gateway, make_sim, key):
+    full = make_sim(server_info="sglang", directives=True, tokens=2, token_delay=0)
+    steady = make_sim(tokens=2, token_delay=0)
+    add_backend("a-full", full.url)
+    add_backend("b-steady", steady.url)
+
+    r = faulty_chat(gateway, key, "[[sim:evicted]]", stream=True)  # the steady one ignores it
+
+    assert r.status_code == 200, r.text
+    assert r.headers["x-aiplane-backend"] == "b-steady"
+    assert r.text.endswith("data: [DONE]\n\n")
+
+
+def test_a_stream_that_turns_to_garbage_ends_with_an_error_event(gateway, make_sim, key):
+    engine = make_sim(directives=True, tokens=4, token_delay=0)
+    add_backend("noisy", engine.url)
+
+    with httpx.stream(
+        "POST",
+        gateway.v1 + "/chat/completions",
+        json={
+            "model": "sim-small",
+            "stream": True,
+            "messages": [{"role": "user", "content": "[[sim:garbage after=1]] hi"}],
+        },
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=15,
+    ) as r:
+        body = b"".join(r.iter_raw())
+    body.decode()  # the client never gets bytes that are not UTF-8
+    assert error_event(body)["code"] == "upstream_error"
+    slot_freed(gateway, "noisy")
+
+
+@pytest.mark.parametrize(
+    ("directive", "stream"),
+    [
+        ("[[wire:status code=999]]", False),
+        ("[[wire:chunked after=3]]", True),  # a break before the first would be a 502
+        ("[[wire:reset after=400]]", True),  # the head, one event and half of the next
+    ],
+)
+def test_wire_faults_in_front_of_a_real_engine_end_in_a_well_formed_answer(
+    gateway, make_sim, key, directive, stream
+):
+    from gateway.faults import FaultProxy
+
+    engine = make_sim(tokens=8, token_delay=0.01)
+    with FaultProxy(engine.url) as proxy:
+        add_backend("proxied", proxy.url)
+        r = faulty_chat(gateway, key, directive, stream=stream)
+    if stream:
+        assert r.status_code == 200
+        assert error_event(r.content)["code"] == "upstream_error"
+        for event in events_of(r.content)[:-2]:
+            json.loads(event.removeprefix(b"data: "))  # nothing glued to a partial line
+    else:
+        assert r.status_code == 502, r.text
+        assert r.json()["error"]["code"] == "upstream_error"
+    slot_freed(gateway, "proxied")
