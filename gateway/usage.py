@@ -8,8 +8,9 @@ from typing import Any
 
 @dataclass(slots=True)
 class Usage:
-    """What one request cost: input (prompt) tokens, output (completion) tokens, and how many
-    of the input tokens were served from a cache, where the engine says so (else None)."""
+    """What one request cost: input (prompt) tokens, all of them, cached ones included; output
+    (completion) tokens; and how many of the input tokens were served from a cache, where the
+    engine says so (else None)."""
 
     input: int = 0
     output: int = 0
@@ -37,16 +38,16 @@ def from_chat(usage: object) -> Usage | None:
 
 
 def from_messages(usage: object) -> Usage | None:
-    """From an Anthropic Messages `usage` (input_tokens, output_tokens,
-    cache_read_input_tokens)."""
+    """From an Anthropic Messages `usage`. Its input_tokens leaves out what was read from or
+    written to the cache; the record's input counts every input token, as chat's does."""
     if not isinstance(usage, dict):
         return None
-    read, written = usage.get("input_tokens"), usage.get("output_tokens")
-    if _count(read) is None and _count(written) is None:
+    read, written = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+    if read is None and written is None:
         return None
-    return Usage(
-        _count(read) or 0, _count(written) or 0, _count(usage.get("cache_read_input_tokens"))
-    )
+    cached = _count(usage.get("cache_read_input_tokens"))
+    created = _count(usage.get("cache_creation_input_tokens")) or 0
+    return Usage((read or 0) + (cached or 0) + created, written or 0, cached)
 
 
 def from_responses(usage: object) -> Usage | None:
