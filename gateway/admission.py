@@ -8,8 +8,13 @@ Errors raised to the caller (all subclasses of `AdmissionError`):
     AdmissionError
     ├── QueueTimeout      the wait budget ran out (503 + Retry-After)
     ├── QueueCancelled    the client went away or pressed Stop
-    ├── QueueFull         a bounded queue is full or the estimated wait exceeds the budget (429)
+    ├── QueueFull         a bounded queue is full (or a higher class took this waiter's place),
+    │                     or the estimated wait exceeds the budget (429 + Retry-After)
     └── RouteGone         the model disappeared from the topology while the request waited
+
+A bounded queue (`max_waiters`) never inverts priority: when it is full, a newcomer of a strictly
+higher class than the lowest class waiting takes the place of that class's last waiter in the
+scheduler's own order (see `_check_bounds`); a newcomer of the same class or below is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 LOW, MEDIUM, HIGH = 0, 1, 2
 CLASS_NAMES = ("low", "medium", "high")
@@ -33,7 +38,7 @@ BAND_ANCHORS = (-100, 0, 100)
 SCHEDULERS = ("strict", "serial", "fcfs", "wspt")
 
 WAITING, ADMITTED = "waiting", "admitted"
-CANCELLED, EXPIRED, FAILED = "cancelled", "expired", "failed"
+CANCELLED, EXPIRED, FAILED, REJECTED = "cancelled", "expired", "failed", "rejected"
 
 
 class AdmissionError(Exception):
@@ -170,6 +175,7 @@ class Waiter:
     admitted_at: float | None = None
     on_admit: Callable[[Waiter], None] | None = None
     group: _Group | None = None
+    refusal: QueueFull | None = None  # why a bounded queue turned it away (state REJECTED)
     tag: object = None  # the caller's own data (the activity record picks it up)
 
     @property
@@ -261,6 +267,10 @@ class AdmissionQueue:
         self._vtime = [0.0, 0.0, 0.0]
         self._turns: list[dict[str, float]] = [{}, {}, {}]
         self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
+        # Per class, the waiters by their order key, last first: who a bounded queue turns
+        # away for a higher newcomer, found without scanning. Leavers are dropped lazily.
+        self._tails: list[list[tuple[tuple[float, float, int], int, Waiter]]] = [[], [], []]
+        self._tie = itertools.count()  # a retry shares its key with the original
         # When recent waiters were admitted, for a bounded queue's wait estimate.
         self._recent: deque[float] = deque(maxlen=64)
 
@@ -441,6 +451,7 @@ class AdmissionQueue:
         old_groups = list(self._groups.values())
         self._groups.clear()
         self._groups_by_slot.clear()
+        self._tails = [[], [], []]  # every live waiter is enqueued again below, maybe rekeyed
         moves: list[tuple[Waiter, Route]] = []
         failed = False
         for g in old_groups:
@@ -537,25 +548,67 @@ class AdmissionQueue:
         )
 
     def _check_bounds(self, w: Waiter) -> None:
+        """A bounded queue: a newcomer waits if there is room or if it outranks the last waiter.
+
+        Outranks means a strictly higher class (after `prioritize`): offsets and the
+        scheduler's in-class order never displace anyone, so first come first served holds
+        inside a class at the bound. The one displaced is the lowest class's last waiter in
+        that scheduler's order, the one it would serve last: strict, lowest offset then most
+        recent; fair share, lowest offset then the latest turn (the busiest owner's newest);
+        serial, the lowest score (offset + aging, so the most recent of an offset); fcfs, the
+        latest arrival after head start; wspt, the lowest priority per prompt token. It gets
+        the refusal a newcomer would have had. Lowering `max_waiters` turns nobody away who
+        already waits; it takes effect as newcomers arrive.
+        """
         cap = self.config.max_waiters
         if cap <= 0:
             return
         waiting = self.waiting
         rate = self._current_rate()
+        victim = None
         if waiting >= cap:
-            retry = waiting / rate if rate > 0 else 1.0
-            w.state = FAILED
-            self.observer.left(w, "rejected")
-            raise QueueFull(f"the queue is full ({waiting} waiting)", max(1.0, retry))
+            victim = self._last_below(w.cls)
+            if victim is None:
+                retry = max(1.0, waiting / rate if rate > 0 else 1.0)
+                self._refuse(w, QueueFull(f"the queue is full ({waiting} waiting)", retry))
         ahead = sum(self.depth[c] for c in range(w.cls, 3))
         budget = w.deadline - w.arrival
         if rate > 0 and ahead / rate > budget:
-            w.state = FAILED
-            self.observer.left(w, "rejected")
-            raise QueueFull(
-                f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget ({budget:.0f} s)",
-                max(1.0, ahead / rate),
+            # Checked before anyone is displaced: a newcomer that will not wait frees no room.
+            self._refuse(
+                w,
+                QueueFull(
+                    f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget "
+                    f"({budget:.0f} s)",
+                    max(1.0, ahead / rate),
+                ),
             )
+        if victim is not None:
+            retry = max(1.0, waiting / rate if rate > 0 else 1.0)
+            victim.refusal = QueueFull(
+                f"a higher-class request took its place in the full queue ({waiting} waiting)",
+                retry,
+            )
+            self._remove(victim, REJECTED)
+
+    def _refuse(self, w: Waiter, refusal: QueueFull) -> NoReturn:
+        w.state = REJECTED
+        w.refusal = refusal
+        self.observer.left(w, REJECTED)
+        raise refusal
+
+    def _last_below(self, cls: int) -> Waiter | None:
+        """The last waiter, in the scheduler's order, of the lowest class below `cls`."""
+        for c in range(cls):
+            if not self.depth[c]:
+                continue
+            tail = self._tails[c]
+            while tail:
+                w = tail[0][-1]
+                if w.state == WAITING:
+                    return w
+                heapq.heappop(tail)
+        return None
 
     def _current_rate(self) -> float:
         """Admissions from the queue per second over the last 64 (0 when unknown)."""
@@ -580,6 +633,8 @@ class AdmissionQueue:
         w.group = g
         w.state = WAITING
         heapq.heappush(g.heap, (w.key, w))
+        k0, k1, k2 = w.key
+        heapq.heappush(self._tails[w.cls], ((-k0, -k1, -k2), next(self._tie), w))
         if self.config.name == "serial":
             heapq.heappush(g.plain, (w.plain_key, w))
         self._count(w, +1)
@@ -596,8 +651,14 @@ class AdmissionQueue:
         self.depth[w.cls] += delta
         if delta > 0:
             self._oldest[w.seq] = w
-        else:
-            self._oldest.pop(w.seq, None)
+            return
+        self._oldest.pop(w.seq, None)
+        tail = self._tails[w.cls]
+        if len(tail) > 2 * self.depth[w.cls] + 64:
+            # Like a group's heap: admitted and departed waiters would otherwise stay here for
+            # good, since only a full queue ever looks at the top. `w` is leaving too.
+            self._tails[w.cls] = [e for e in tail if e[-1].state == WAITING and e[-1] is not w]
+            heapq.heapify(self._tails[w.cls])
 
     def _drop_group(self, g: _Group) -> None:
         self._groups.pop(g.gkey, None)
@@ -756,4 +817,6 @@ async def route_or_wait(
         raise QueueTimeout("no backend slot became free within the wait budget")
     if w.state == FAILED:
         raise RouteGone("the model is no longer served")
+    if w.state == REJECTED and w.refusal is not None:
+        raise w.refusal  # a higher-class newcomer took its place in a full queue
     raise QueueCancelled("the request was cancelled")
