@@ -306,11 +306,16 @@ class AdmissionQueue:
         )
         if affinity_key is not None and route.strategy == "prefix_affinity":
             w.affinity = _rendezvous(route.primary, affinity_key)
+        self._take_turn(w)
         self._keys(w)
         return w
 
     def _keys(self, w: Waiter) -> None:
-        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`)."""
+        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`).
+
+        A function of the waiter's own fields and the configured scheduler only, so a retry
+        or a rekey computes the same key the request would have had arriving under it.
+        """
         cfg = self.config
         w.plain_key = (-w.cls, -w.offset, w.seq)
         if cfg.name == "serial":
@@ -324,16 +329,25 @@ class AdmissionQueue:
         elif cfg.name == "wspt":
             w.key = (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
         elif cfg.fair_share:
-            # Start-time fair queuing: each owner's requests get consecutive turn numbers that
-            # start at the class's current turn, so owners alternate instead of one owner's
-            # burst going first. Offsets still count first (a lowered request stays lowered).
-            turn = self._turns[w.cls]
-            start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
-            turn[w.owner] = start + 1
-            w.turn = start
-            w.key = (-w.cls, -w.offset * 1e9 + start, w.seq)
+            # Offsets still count first (a lowered request stays lowered), then the turn.
+            w.key = (-w.cls, -w.offset * 1e9 + w.turn, w.seq)
         else:
             w.key = w.plain_key
+
+    def _take_turn(self, w: Waiter) -> None:
+        """Fair share: the owner's next turn in the class, never before the turn being served.
+
+        Start-time fair queuing: each owner's requests get consecutive turn numbers that start
+        at the class's current turn, so owners alternate instead of one owner's burst going
+        first. Taken when a request arrives (or is keyed again for a scheduler change).
+        """
+        cfg = self.config
+        if not cfg.fair_share or cfg.name in ("serial", "fcfs", "wspt"):
+            return
+        turn = self._turns[w.cls]
+        start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
+        turn[w.owner] = start + 1
+        w.turn = start
 
     def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
         """The same request again after a failed dispatch, keeping its place in line."""
@@ -352,7 +366,10 @@ class AdmissionQueue:
             seq=old.seq,
             tag=old.tag,
         )
-        w.key, w.plain_key, w.turn = old.key, old.plain_key, old.turn
+        # Its place in line is its arrival and turn; the key comes from today's scheduler, since
+        # the original's may predate a scheduler change that rekeyed everyone still waiting.
+        w.turn = old.turn
+        self._keys(w)
         return w
 
     # ----- the synchronous core ---------------------------------------------------------
@@ -477,6 +494,7 @@ class AdmissionQueue:
         for w, route in moves:
             w.route = route
             if rekey:
+                self._take_turn(w)
                 self._keys(w)
             self._enqueue(w, rearm_deadline=False)
         self.dispatch_pass()

@@ -943,6 +943,52 @@ def test_a_retry_that_must_wait_again_is_queued_and_expires_with_its_original_de
     assert retry.state == EXPIRED and queue.waiting == 0
 
 
+def test_a_retry_after_a_scheduler_change_is_ordered_by_the_new_scheduler(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue()
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    short = enter(queue, chat, "short", cost=1)  # admitted under strict: a strict key
+    (running_b,) = hold(queue, chat)
+    enter(queue, chat, "long-1", cost=1000)
+    enter(queue, chat, "long-2", cost=1000)
+    queue.config.name = "wspt"
+    queue.reroute(lambda key: chat, rekey=True)
+    assert short.acquired is not None and short.acquired.backend == "a"
+
+    retry = queue.retry_waiter(short, "a")  # its dispatch to `a` failed
+    short.acquired.release()  # `a` goes to long-1; the retry may not go back there
+    queue.submit(retry)
+    running_b.release()
+
+    # wspt: 1 / 1 token beats 1 / 1000, and the short one came first anyway.
+    assert rec.order == ["short", "long-1", "short"]
+    assert retry.acquired is not None and retry.acquired.backend == "b"
+    assert retry.key == queue.retry_waiter(retry, "b").key == (-MEDIUM, -1.0, retry.seq)
+
+
+def test_a_retry_after_a_scheduler_change_is_displaced_by_the_new_schedulers_order(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=2)
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat, only_b = route("chat", a, b), route("only-b", b)
+    first = enter(queue, chat, "first", cls=LOW, cost=1)  # on `a`, keyed by strict
+    hold(queue, only_b)
+    clock.t = 1
+    enter(queue, only_b, "long", cls=LOW, cost=1000)
+    queue.config.name = "wspt"
+    queue.reroute(lambda key: {"chat": chat, "only-b": only_b}[str(key)], rekey=True)
+    assert first.acquired is not None
+    retry = queue.retry_waiter(first, "a")
+    first.acquired.release()
+    queue.submit(retry)
+
+    # Under wspt the long prompt is the last of the lows, whatever strict would have said.
+    assert _displaced_by_a_high(queue, rec, only_b) == ["long"]
+
+
 # ----- strategies -----------------------------------------------------------------------------
 
 
