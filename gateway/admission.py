@@ -434,14 +434,24 @@ class AdmissionQueue:
                 heads.append((h.key, id(g), g))
         heapq.heapify(heads)
         while heads:
-            _, _, g = heapq.heappop(heads)
+            key, _, g = heapq.heappop(heads)
             h = g.head()
             if h is None:
+                continue
+            if h.key != key:
+                # A slot went to this group's head while another group's turn came: go again
+                # in the new head's place (a head only ever gets worse during a pass).
+                heapq.heappush(heads, (h.key, id(g), g))
                 continue
             target = self._pick(g.route, h)
             if target is None:
                 continue  # this group's backends are all busy; later waiters of it are too
-            self._admit(h, target, immediate=False, reordered=False)
+            # The route's strategy picks the backend; that backend then goes to its own best
+            # waiter: `h`, or under serial one warm on it whose affinity bonus outranks `h`.
+            choice = self._best_for(target.slot)
+            if choice is None:  # not so while `h` itself can use that free slot
+                continue
+            self._admit(*choice, immediate=False)
             admitted += 1
             nxt = g.head()
             if nxt is not None:
@@ -704,7 +714,7 @@ class AdmissionQueue:
         if w.on_admit is not None:
             w.on_admit(w)
 
-    def _admit(self, w: Waiter, target: Target, *, immediate: bool, reordered: bool) -> None:
+    def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
         if w.state == WAITING and w.group is not None:
             self._count(w, -1)
         w.state = ADMITTED
@@ -727,40 +737,50 @@ class AdmissionQueue:
 
     def _dispatch_slot(self, slot: Slot) -> None:
         """Give each free slot on this backend to the best waiter that can use it."""
+        while slot.free:
+            choice = self._best_for(slot)
+            if choice is None:
+                return
+            self._admit(*choice, immediate=False)
+
+    def _best_for(self, slot: Slot) -> tuple[Waiter, Target, bool] | None:
+        """Who a free slot on this backend goes to, its target there, and whether that is a reorder.
+
+        The one place a waiter is chosen for a slot, on release and in the periodic pass alike,
+        so the serial scheduler's affinity bonus (for the backend that is free) counts in both.
+        """
         groups = self._groups_by_slot.get(slot.name)
         if groups is None:
-            return
+            return None
         serial = self.config.name == "serial"
         bonus = max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
-        while slot.free:
-            best: Waiter | None = None
-            best_key: tuple[float, float, int] | None = None
-            best_target: Target | None = None
-            plain_best: Waiter | None = None
-            for g in list(groups):
-                h = g.head()
-                if h is None:
-                    continue
-                target = _target_on(g.route, slot, g.excluded)
-                if target is None:
-                    continue
-                key = h.key
-                if bonus and g.affinity == slot.name:
-                    # Never past the band's ceiling (anchor + 49): offsets span 98 of the 100
-                    # between anchors, so an unbounded bonus would lift a waiter across a band.
-                    key = (key[0] - max(0.0, min(bonus, 49 - h.offset)), key[1], key[2])
-                if best_key is None or key < best_key:
-                    best, best_key, best_target = h, key, target
-                if serial:
-                    p = g.plain_head()
-                    if p is not None and (plain_best is None or p.plain_key < plain_best.plain_key):
-                        plain_best = p
-            if best is None or best_target is None:
-                return
-            # Only aging and affinity (serial) count as a reorder; the other schedulers' keys
-            # are their policy, not a departure from it.
-            reordered = serial and plain_best is not None and best is not plain_best
-            self._admit(best, best_target, immediate=False, reordered=reordered)
+        best: Waiter | None = None
+        best_key: tuple[float, float, int] | None = None
+        best_target: Target | None = None
+        plain_best: Waiter | None = None
+        for g in groups:
+            h = g.head()
+            if h is None:
+                continue
+            target = _target_on(g.route, slot, g.excluded)
+            if target is None:
+                continue
+            key = h.key
+            if bonus and g.affinity == slot.name:
+                # Never past the band's ceiling (anchor + 49): offsets span 98 of the 100
+                # between anchors, so an unbounded bonus would lift a waiter across a band.
+                key = (key[0] - max(0.0, min(bonus, 49 - h.offset)), key[1], key[2])
+            if best_key is None or key < best_key:
+                best, best_key, best_target = h, key, target
+            if serial:
+                p = g.plain_head()
+                if p is not None and (plain_best is None or p.plain_key < plain_best.plain_key):
+                    plain_best = p
+        if best is None or best_target is None:
+            return None
+        # Only aging and affinity (serial) count as a reorder; the other schedulers' keys are
+        # their policy, not a departure from it.
+        return best, best_target, serial and plain_best is not None and best is not plain_best
 
 
 def _target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:

@@ -1199,6 +1199,39 @@ def test_affinity_still_breaks_ties_at_the_top_of_a_band(
     assert rec.reordered("warm-45") is True
 
 
+def test_the_periodic_pass_counts_the_affinity_bonus_for_the_backend_it_fills(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-ahead", offset=5, affinity_key=key_cold)
+    enter(queue, chat, "warm-behind", offset=0, affinity_key=key_warm)
+
+    warm.max_inflight = 2  # more room, seen by the pass rather than by a release
+    assert queue.dispatch_pass() == 1
+
+    assert rec.order == ["warm-behind"]  # as a release of `warm` would have chosen
+    assert rec.reordered("warm-behind") is True
+
+
+def test_the_periodic_pass_reports_a_pick_that_aging_changed_as_a_reorder(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=1.0)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    enter(queue, chat, "old-low", cls=LOW, budget=999)
+    clock.t = 200
+    enter(queue, chat, "new-medium", budget=999)
+
+    gpu.max_inflight = 2
+    queue.dispatch_pass()
+
+    assert rec.order == ["old-low"]
+    assert rec.reordered("old-low") is True
+
+
 def test_strict_ignores_affinity_and_aging(
     queue: AdmissionQueue, rec: Recorder, clock: FakeClock
 ) -> None:
