@@ -215,6 +215,12 @@ class _Group:
     # serial only: the same waiters in plain (class, offset, arrival) order, so a dispatch can
     # tell whether aging or affinity changed its pick; aging reorders inside one group too.
     plain: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    # serial only, when the group's warm backend frees: the same waiters by the key with the
+    # affinity bonus. Capped at the band's top, the bonus lifts some waiters less than others
+    # (and all of them alike from 99 up), so this order is not the heap's. Built for one bonus
+    # (`warm_bonus`) when first needed; a changed setting builds it again.
+    warm: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    warm_bonus: float | None = None
     live: int = 0
 
     def head(self) -> Waiter | None:
@@ -222,6 +228,23 @@ class _Group:
 
     def plain_head(self) -> Waiter | None:
         return _live_top(self.plain)
+
+    def warm_head(self, bonus: float) -> Waiter | None:
+        if self.warm_bonus != bonus:
+            self.warm = [(_warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
+            heapq.heapify(self.warm)
+            self.warm_bonus = bonus
+        return _live_top(self.warm)
+
+
+def _warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
+    """A serial key with the affinity bonus, never past the band's ceiling (anchor + 49).
+
+    Offsets span 98 of the 100 between anchors, so an unbounded bonus would lift a waiter
+    across a band.
+    """
+    k0, k1, k2 = w.key
+    return (k0 - max(0.0, min(bonus, 49 - w.offset)), k1, k2)
 
 
 def _live_top(heap: list[tuple[tuple[float, float, int], Waiter]]) -> Waiter | None:
@@ -665,6 +688,8 @@ class AdmissionQueue:
         heapq.heappush(self._tails[w.cls], ((-k0, -k1, -k2), next(self._tie), w))
         if self.config.name == "serial":
             heapq.heappush(g.plain, (w.plain_key, w))
+            if g.warm_bonus is not None:
+                heapq.heappush(g.warm, (_warm_key(w, g.warm_bonus), w))
         self._count(w, +1)
         if rearm_deadline and w.deadline != float("inf"):
             heapq.heappush(self._deadlines, (w.deadline, w.seq, id(w), w))
@@ -709,6 +734,9 @@ class AdmissionQueue:
             if g.plain:
                 g.plain = [e for e in g.plain if e[1].state == WAITING]
                 heapq.heapify(g.plain)
+            if g.warm:
+                g.warm = [e for e in g.warm if e[1].state == WAITING]
+                heapq.heapify(g.warm)
         self.observer.left(w, outcome)
         self.observer.changed()
         if w.on_admit is not None:
@@ -759,17 +787,14 @@ class AdmissionQueue:
         best_target: Target | None = None
         plain_best: Waiter | None = None
         for g in groups:
-            h = g.head()
+            warm = bonus and g.affinity == slot.name
+            h = g.warm_head(bonus) if warm else g.head()
             if h is None:
                 continue
             target = _target_on(g.route, slot, g.excluded)
             if target is None:
                 continue
-            key = h.key
-            if bonus and g.affinity == slot.name:
-                # Never past the band's ceiling (anchor + 49): offsets span 98 of the 100
-                # between anchors, so an unbounded bonus would lift a waiter across a band.
-                key = (key[0] - max(0.0, min(bonus, 49 - h.offset)), key[1], key[2])
+            key = _warm_key(h, bonus) if warm else h.key
             if best_key is None or key < best_key:
                 best, best_key, best_target = h, key, target
             if serial:

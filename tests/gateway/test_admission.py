@@ -1199,6 +1199,43 @@ def test_affinity_still_breaks_ties_at_the_top_of_a_band(
     assert rec.reordered("warm-45") is True
 
 
+def test_affinity_picks_by_the_capped_score_among_waiters_warm_on_the_same_backend(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=1.0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, _key_cold = _warm_pair(queue)
+    older = enter(queue, chat, "warm+45", offset=45, affinity_key=key_warm, budget=999)
+    clock.t = 1
+    enter(queue, chat, "warm+49", offset=49, affinity_key=key_warm, budget=999)
+    clock.t = 2
+
+    _release_on(queue, rec, "warm")
+
+    # Scores on `warm`: 45 + 2 s + a bonus of 4 (to the band's top) = 51 against 49 + 1 s + 0.
+    assert rec.order == ["warm+45"]
+    assert queue.score(older) == 51
+    assert rec.reordered("warm+45") is True
+
+
+@pytest.mark.parametrize("bonus", [10, 99])
+def test_a_changed_affinity_bonus_reorders_those_already_warm(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, bonus: float
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=2)
+    _warm, _cold, chat, key_warm, _key_cold = _warm_pair(queue)
+    enter(queue, chat, "warm+40", offset=40, affinity_key=key_warm)
+    enter(queue, chat, "warm+45", offset=45, affinity_key=key_warm)
+    _release_on(queue, rec, "warm")
+    assert rec.order == ["warm+45"]  # 47 against 42
+    enter(queue, chat, "warm+45-again", offset=45, affinity_key=key_warm)
+
+    queue.config.affinity_bonus = bonus  # a settings change: nobody is rekeyed
+
+    _release_on(queue, rec, "warm")
+    # Both reach the band's top (49) now: the earlier one goes first.
+    assert rec.order == ["warm+45", "warm+40"]
+
+
 def test_the_periodic_pass_counts_the_affinity_bonus_for_the_backend_it_fills(
     make_queue: Callable[..., AdmissionQueue], rec: Recorder
 ) -> None:
