@@ -601,15 +601,18 @@ class AdmissionQueue:
     def _check_bounds(self, w: Waiter) -> None:
         """A bounded queue: a newcomer waits if there is room or if it outranks the last waiter.
 
-        Outranks means a strictly higher class (after `prioritize`): offsets and the
-        scheduler's in-class order never displace anyone, so first come first served holds
-        inside a class at the bound. The one displaced is the lowest class's last waiter in
-        that scheduler's order, the one it would serve last: strict, lowest offset then most
-        recent; fair share, lowest offset then the latest turn (the busiest owner's newest);
-        serial, the lowest score (offset + aging, so the most recent of an offset); fcfs, the
-        latest arrival after head start; wspt, the lowest priority per prompt token. It gets
-        the refusal a newcomer would have had. Lowering `max_waiters` turns nobody away who
-        already waits; it takes effect as newcomers arrive.
+        Outranks means a strictly higher class (after `prioritize`; serial's bands are its
+        classes): offsets and the scheduler's in-class order never displace anyone, so first
+        come first served holds inside a class at the bound. The one displaced is the lowest
+        class's last waiter in that scheduler's order, the one it would serve last: strict,
+        lowest offset then most recent; fair share, lowest offset then the latest turn (the
+        busiest owner's newest); serial, the lowest score (offset + aging, so the most recent
+        of an offset; the affinity bonus belongs to a backend freeing, not to the waiter);
+        fcfs, the latest arrival after head start; wspt, the lowest priority per prompt token,
+        then the most recent. A retry ranks by its first arrival (and turn), like any waiter.
+        The displaced waiter is told as a refused newcomer would be (QueueFull, Retry-After).
+        A retry is not a newcomer: it re-enters without this check and displaces nobody.
+        Lowering `max_waiters` turns nobody away who already waits; it counts for newcomers.
         """
         cap = self.config.max_waiters
         if cap <= 0:
