@@ -8,8 +8,13 @@ Errors raised to the caller (all subclasses of `AdmissionError`):
     AdmissionError
     ├── QueueTimeout      the wait budget ran out (503 + Retry-After)
     ├── QueueCancelled    the client went away or pressed Stop
-    ├── QueueFull         a bounded queue is full or the estimated wait exceeds the budget (429)
+    ├── QueueFull         a bounded queue is full (or a higher class took this waiter's place),
+    │                     or the estimated wait exceeds the budget (429 + Retry-After)
     └── RouteGone         the model disappeared from the topology while the request waited
+
+A bounded queue (`max_waiters`) never inverts priority: when it is full, a newcomer of a strictly
+higher class than the lowest class waiting takes the place of that class's last waiter in the
+scheduler's own order (see `_check_bounds`); a newcomer of the same class or below is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 LOW, MEDIUM, HIGH = 0, 1, 2
 CLASS_NAMES = ("low", "medium", "high")
@@ -33,7 +38,7 @@ BAND_ANCHORS = (-100, 0, 100)
 SCHEDULERS = ("strict", "serial", "fcfs", "wspt")
 
 WAITING, ADMITTED = "waiting", "admitted"
-CANCELLED, EXPIRED, FAILED = "cancelled", "expired", "failed"
+CANCELLED, EXPIRED, FAILED, REJECTED = "cancelled", "expired", "failed", "rejected"
 
 
 class AdmissionError(Exception):
@@ -170,6 +175,7 @@ class Waiter:
     admitted_at: float | None = None
     on_admit: Callable[[Waiter], None] | None = None
     group: _Group | None = None
+    refusal: QueueFull | None = None  # why a bounded queue turned it away (state REJECTED)
     tag: object = None  # the caller's own data (the activity record picks it up)
 
     @property
@@ -209,6 +215,12 @@ class _Group:
     # serial only: the same waiters in plain (class, offset, arrival) order, so a dispatch can
     # tell whether aging or affinity changed its pick; aging reorders inside one group too.
     plain: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    # serial only, when the group's warm backend frees: the same waiters by the key with the
+    # affinity bonus. Capped at the band's top, the bonus lifts some waiters less than others
+    # (and all of them alike from 99 up), so this order is not the heap's. Built for one bonus
+    # (`warm_bonus`) when first needed; a changed setting builds it again.
+    warm: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
+    warm_bonus: float | None = None
     live: int = 0
 
     def head(self) -> Waiter | None:
@@ -216,6 +228,23 @@ class _Group:
 
     def plain_head(self) -> Waiter | None:
         return _live_top(self.plain)
+
+    def warm_head(self, bonus: float) -> Waiter | None:
+        if self.warm_bonus != bonus:
+            self.warm = [(_warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
+            heapq.heapify(self.warm)
+            self.warm_bonus = bonus
+        return _live_top(self.warm)
+
+
+def _warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
+    """A serial key with the affinity bonus, never past the band's ceiling (anchor + 49).
+
+    Offsets span 98 of the 100 between anchors, so an unbounded bonus would lift a waiter
+    across a band.
+    """
+    k0, k1, k2 = w.key
+    return (k0 - max(0.0, min(bonus, 49 - w.offset)), k1, k2)
 
 
 def _live_top(heap: list[tuple[tuple[float, float, int], Waiter]]) -> Waiter | None:
@@ -261,6 +290,10 @@ class AdmissionQueue:
         self._vtime = [0.0, 0.0, 0.0]
         self._turns: list[dict[str, float]] = [{}, {}, {}]
         self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
+        # Per class, the waiters by their order key, last first: who a bounded queue turns
+        # away for a higher newcomer, found without scanning. Leavers are dropped lazily.
+        self._tails: list[list[tuple[tuple[float, float, int], int, Waiter]]] = [[], [], []]
+        self._tie = itertools.count()  # a retry shares its key with the original
         # When recent waiters were admitted, for a bounded queue's wait estimate.
         self._recent: deque[float] = deque(maxlen=64)
 
@@ -296,11 +329,16 @@ class AdmissionQueue:
         )
         if affinity_key is not None and route.strategy == "prefix_affinity":
             w.affinity = _rendezvous(route.primary, affinity_key)
+        self._take_turn(w)
         self._keys(w)
         return w
 
     def _keys(self, w: Waiter) -> None:
-        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`)."""
+        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`).
+
+        A function of the waiter's own fields and the configured scheduler only, so a retry
+        or a rekey computes the same key the request would have had arriving under it.
+        """
         cfg = self.config
         w.plain_key = (-w.cls, -w.offset, w.seq)
         if cfg.name == "serial":
@@ -314,16 +352,25 @@ class AdmissionQueue:
         elif cfg.name == "wspt":
             w.key = (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
         elif cfg.fair_share:
-            # Start-time fair queuing: each owner's requests get consecutive turn numbers that
-            # start at the class's current turn, so owners alternate instead of one owner's
-            # burst going first. Offsets still count first (a lowered request stays lowered).
-            turn = self._turns[w.cls]
-            start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
-            turn[w.owner] = start + 1
-            w.turn = start
-            w.key = (-w.cls, -w.offset * 1e9 + start, w.seq)
+            # Offsets still count first (a lowered request stays lowered), then the turn.
+            w.key = (-w.cls, -w.offset * 1e9 + w.turn, w.seq)
         else:
             w.key = w.plain_key
+
+    def _take_turn(self, w: Waiter) -> None:
+        """Fair share: the owner's next turn in the class, never before the turn being served.
+
+        Start-time fair queuing: each owner's requests get consecutive turn numbers that start
+        at the class's current turn, so owners alternate instead of one owner's burst going
+        first. Taken when a request arrives (or is keyed again for a scheduler change).
+        """
+        cfg = self.config
+        if not cfg.fair_share or cfg.name in ("serial", "fcfs", "wspt"):
+            return
+        turn = self._turns[w.cls]
+        start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
+        turn[w.owner] = start + 1
+        w.turn = start
 
     def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
         """The same request again after a failed dispatch, keeping its place in line."""
@@ -342,7 +389,10 @@ class AdmissionQueue:
             seq=old.seq,
             tag=old.tag,
         )
-        w.key, w.plain_key, w.turn = old.key, old.plain_key, old.turn
+        # Its place in line is its arrival and turn; the key comes from today's scheduler, since
+        # the original's may predate a scheduler change that rekeyed everyone still waiting.
+        w.turn = old.turn
+        self._keys(w)
         return w
 
     # ----- the synchronous core ---------------------------------------------------------
@@ -407,14 +457,24 @@ class AdmissionQueue:
                 heads.append((h.key, id(g), g))
         heapq.heapify(heads)
         while heads:
-            _, _, g = heapq.heappop(heads)
+            key, _, g = heapq.heappop(heads)
             h = g.head()
             if h is None:
+                continue
+            if h.key != key:
+                # A slot went to this group's head while another group's turn came: go again
+                # in the new head's place (a head only ever gets worse during a pass).
+                heapq.heappush(heads, (h.key, id(g), g))
                 continue
             target = self._pick(g.route, h)
             if target is None:
                 continue  # this group's backends are all busy; later waiters of it are too
-            self._admit(h, target, immediate=False, reordered=False)
+            # The route's strategy picks the backend; that backend then goes to its own best
+            # waiter: `h`, or under serial one warm on it whose affinity bonus outranks `h`.
+            choice = self._best_for(target.slot)
+            if choice is None:  # not so while `h` itself can use that free slot
+                continue
+            self._admit(*choice, immediate=False)
             admitted += 1
             nxt = g.head()
             if nxt is not None:
@@ -441,6 +501,7 @@ class AdmissionQueue:
         old_groups = list(self._groups.values())
         self._groups.clear()
         self._groups_by_slot.clear()
+        self._tails = [[], [], []]  # every live waiter is enqueued again below, maybe rekeyed
         moves: list[tuple[Waiter, Route]] = []
         failed = False
         for g in old_groups:
@@ -466,6 +527,7 @@ class AdmissionQueue:
         for w, route in moves:
             w.route = route
             if rekey:
+                self._take_turn(w)
                 self._keys(w)
             self._enqueue(w, rearm_deadline=False)
         self.dispatch_pass()
@@ -537,25 +599,70 @@ class AdmissionQueue:
         )
 
     def _check_bounds(self, w: Waiter) -> None:
+        """A bounded queue: a newcomer waits if there is room or if it outranks the last waiter.
+
+        Outranks means a strictly higher class (after `prioritize`; serial's bands are its
+        classes): offsets and the scheduler's in-class order never displace anyone, so first
+        come first served holds inside a class at the bound. The one displaced is the lowest
+        class's last waiter in that scheduler's order, the one it would serve last: strict,
+        lowest offset then most recent; fair share, lowest offset then the latest turn (the
+        busiest owner's newest); serial, the lowest score (offset + aging, so the most recent
+        of an offset; the affinity bonus belongs to a backend freeing, not to the waiter);
+        fcfs, the latest arrival after head start; wspt, the lowest priority per prompt token,
+        then the most recent. A retry ranks by its first arrival (and turn), like any waiter.
+        The displaced waiter is told as a refused newcomer would be (QueueFull, Retry-After).
+        A retry is not a newcomer: it re-enters without this check and displaces nobody.
+        Lowering `max_waiters` turns nobody away who already waits; it counts for newcomers.
+        """
         cap = self.config.max_waiters
         if cap <= 0:
             return
         waiting = self.waiting
         rate = self._current_rate()
+        victim = None
         if waiting >= cap:
-            retry = waiting / rate if rate > 0 else 1.0
-            w.state = FAILED
-            self.observer.left(w, "rejected")
-            raise QueueFull(f"the queue is full ({waiting} waiting)", max(1.0, retry))
+            victim = self._last_below(w.cls)
+            if victim is None:
+                retry = max(1.0, waiting / rate if rate > 0 else 1.0)
+                self._refuse(w, QueueFull(f"the queue is full ({waiting} waiting)", retry))
         ahead = sum(self.depth[c] for c in range(w.cls, 3))
         budget = w.deadline - w.arrival
         if rate > 0 and ahead / rate > budget:
-            w.state = FAILED
-            self.observer.left(w, "rejected")
-            raise QueueFull(
-                f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget ({budget:.0f} s)",
-                max(1.0, ahead / rate),
+            # Checked before anyone is displaced: a newcomer that will not wait frees no room.
+            self._refuse(
+                w,
+                QueueFull(
+                    f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget "
+                    f"({budget:.0f} s)",
+                    max(1.0, ahead / rate),
+                ),
             )
+        if victim is not None:
+            retry = max(1.0, waiting / rate if rate > 0 else 1.0)
+            victim.refusal = QueueFull(
+                f"a higher-class request took its place in the full queue ({waiting} waiting)",
+                retry,
+            )
+            self._remove(victim, REJECTED)
+
+    def _refuse(self, w: Waiter, refusal: QueueFull) -> NoReturn:
+        w.state = REJECTED
+        w.refusal = refusal
+        self.observer.left(w, REJECTED)
+        raise refusal
+
+    def _last_below(self, cls: int) -> Waiter | None:
+        """The last waiter, in the scheduler's order, of the lowest class below `cls`."""
+        for c in range(cls):
+            if not self.depth[c]:
+                continue
+            tail = self._tails[c]
+            while tail:
+                w = tail[0][-1]
+                if w.state == WAITING:
+                    return w
+                heapq.heappop(tail)
+        return None
 
     def _current_rate(self) -> float:
         """Admissions from the queue per second over the last 64 (0 when unknown)."""
@@ -580,8 +687,12 @@ class AdmissionQueue:
         w.group = g
         w.state = WAITING
         heapq.heappush(g.heap, (w.key, w))
+        k0, k1, k2 = w.key
+        heapq.heappush(self._tails[w.cls], ((-k0, -k1, -k2), next(self._tie), w))
         if self.config.name == "serial":
             heapq.heappush(g.plain, (w.plain_key, w))
+            if g.warm_bonus is not None:
+                heapq.heappush(g.warm, (_warm_key(w, g.warm_bonus), w))
         self._count(w, +1)
         if rearm_deadline and w.deadline != float("inf"):
             heapq.heappush(self._deadlines, (w.deadline, w.seq, id(w), w))
@@ -596,8 +707,14 @@ class AdmissionQueue:
         self.depth[w.cls] += delta
         if delta > 0:
             self._oldest[w.seq] = w
-        else:
-            self._oldest.pop(w.seq, None)
+            return
+        self._oldest.pop(w.seq, None)
+        tail = self._tails[w.cls]
+        if len(tail) > 2 * self.depth[w.cls] + 64:
+            # Like a group's heap: admitted and departed waiters would otherwise stay here for
+            # good, since only a full queue ever looks at the top. `w` is leaving too.
+            self._tails[w.cls] = [e for e in tail if e[-1].state == WAITING and e[-1] is not w]
+            heapq.heapify(self._tails[w.cls])
 
     def _drop_group(self, g: _Group) -> None:
         self._groups.pop(g.gkey, None)
@@ -620,12 +737,15 @@ class AdmissionQueue:
             if g.plain:
                 g.plain = [e for e in g.plain if e[1].state == WAITING]
                 heapq.heapify(g.plain)
+            if g.warm:
+                g.warm = [e for e in g.warm if e[1].state == WAITING]
+                heapq.heapify(g.warm)
         self.observer.left(w, outcome)
         self.observer.changed()
         if w.on_admit is not None:
             w.on_admit(w)
 
-    def _admit(self, w: Waiter, target: Target, *, immediate: bool, reordered: bool) -> None:
+    def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
         if w.state == WAITING and w.group is not None:
             self._count(w, -1)
         w.state = ADMITTED
@@ -648,40 +768,47 @@ class AdmissionQueue:
 
     def _dispatch_slot(self, slot: Slot) -> None:
         """Give each free slot on this backend to the best waiter that can use it."""
+        while slot.free:
+            choice = self._best_for(slot)
+            if choice is None:
+                return
+            self._admit(*choice, immediate=False)
+
+    def _best_for(self, slot: Slot) -> tuple[Waiter, Target, bool] | None:
+        """Who a free slot on this backend goes to, its target there, and whether that is a reorder.
+
+        The one place a waiter is chosen for a slot, on release and in the periodic pass alike,
+        so the serial scheduler's affinity bonus (for the backend that is free) counts in both.
+        """
         groups = self._groups_by_slot.get(slot.name)
         if groups is None:
-            return
+            return None
         serial = self.config.name == "serial"
         bonus = max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
-        while slot.free:
-            best: Waiter | None = None
-            best_key: tuple[float, float, int] | None = None
-            best_target: Target | None = None
-            plain_best: Waiter | None = None
-            for g in list(groups):
-                h = g.head()
-                if h is None:
-                    continue
-                target = _target_on(g.route, slot, g.excluded)
-                if target is None:
-                    continue
-                key = h.key
-                if bonus and g.affinity == slot.name:
-                    # Never past the band's ceiling (anchor + 49): offsets span 98 of the 100
-                    # between anchors, so an unbounded bonus would lift a waiter across a band.
-                    key = (key[0] - max(0.0, min(bonus, 49 - h.offset)), key[1], key[2])
-                if best_key is None or key < best_key:
-                    best, best_key, best_target = h, key, target
-                if serial:
-                    p = g.plain_head()
-                    if p is not None and (plain_best is None or p.plain_key < plain_best.plain_key):
-                        plain_best = p
-            if best is None or best_target is None:
-                return
-            # Only aging and affinity (serial) count as a reorder; the other schedulers' keys
-            # are their policy, not a departure from it.
-            reordered = serial and plain_best is not None and best is not plain_best
-            self._admit(best, best_target, immediate=False, reordered=reordered)
+        best: Waiter | None = None
+        best_key: tuple[float, float, int] | None = None
+        best_target: Target | None = None
+        plain_best: Waiter | None = None
+        for g in groups:
+            warm = bonus and g.affinity == slot.name
+            h = g.warm_head(bonus) if warm else g.head()
+            if h is None:
+                continue
+            target = _target_on(g.route, slot, g.excluded)
+            if target is None:
+                continue
+            key = _warm_key(h, bonus) if warm else h.key
+            if best_key is None or key < best_key:
+                best, best_key, best_target = h, key, target
+            if serial:
+                p = g.plain_head()
+                if p is not None and (plain_best is None or p.plain_key < plain_best.plain_key):
+                    plain_best = p
+        if best is None or best_target is None:
+            return None
+        # Only aging and affinity (serial) count as a reorder; the other schedulers' keys are
+        # their policy, not a departure from it.
+        return best, best_target, serial and plain_best is not None and best is not plain_best
 
 
 def _target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:
@@ -756,4 +883,6 @@ async def route_or_wait(
         raise QueueTimeout("no backend slot became free within the wait budget")
     if w.state == FAILED:
         raise RouteGone("the model is no longer served")
+    if w.state == REJECTED and w.refusal is not None:
+        raise w.refusal  # a higher-class newcomer took its place in a full queue
     raise QueueCancelled("the request was cancelled")

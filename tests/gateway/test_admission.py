@@ -943,6 +943,52 @@ def test_a_retry_that_must_wait_again_is_queued_and_expires_with_its_original_de
     assert retry.state == EXPIRED and queue.waiting == 0
 
 
+def test_a_retry_after_a_scheduler_change_is_ordered_by_the_new_scheduler(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue()
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat = route("chat", a, b)
+    short = enter(queue, chat, "short", cost=1)  # admitted under strict: a strict key
+    (running_b,) = hold(queue, chat)
+    enter(queue, chat, "long-1", cost=1000)
+    enter(queue, chat, "long-2", cost=1000)
+    queue.config.name = "wspt"
+    queue.reroute(lambda key: chat, rekey=True)
+    assert short.acquired is not None and short.acquired.backend == "a"
+
+    retry = queue.retry_waiter(short, "a")  # its dispatch to `a` failed
+    short.acquired.release()  # `a` goes to long-1; the retry may not go back there
+    queue.submit(retry)
+    running_b.release()
+
+    # wspt: 1 / 1 token beats 1 / 1000, and the short one came first anyway.
+    assert rec.order == ["short", "long-1", "short"]
+    assert retry.acquired is not None and retry.acquired.backend == "b"
+    assert retry.key == queue.retry_waiter(retry, "b").key == (-MEDIUM, -1.0, retry.seq)
+
+
+def test_a_retry_after_a_scheduler_change_is_displaced_by_the_new_schedulers_order(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=2)
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat, only_b = route("chat", a, b), route("only-b", b)
+    first = enter(queue, chat, "first", cls=LOW, cost=1)  # on `a`, keyed by strict
+    hold(queue, only_b)
+    clock.t = 1
+    enter(queue, only_b, "long", cls=LOW, cost=1000)
+    queue.config.name = "wspt"
+    queue.reroute(lambda key: {"chat": chat, "only-b": only_b}[str(key)], rekey=True)
+    assert first.acquired is not None
+    retry = queue.retry_waiter(first, "a")
+    first.acquired.release()
+    queue.submit(retry)
+
+    # Under wspt the long prompt is the last of the lows, whatever strict would have said.
+    assert _displaced_by_a_high(queue, rec, only_b) == ["long"]
+
+
 # ----- strategies -----------------------------------------------------------------------------
 
 
@@ -1153,6 +1199,76 @@ def test_affinity_still_breaks_ties_at_the_top_of_a_band(
     assert rec.reordered("warm-45") is True
 
 
+def test_affinity_picks_by_the_capped_score_among_waiters_warm_on_the_same_backend(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=1.0, affinity_bonus=10)
+    _warm, _cold, chat, key_warm, _key_cold = _warm_pair(queue)
+    older = enter(queue, chat, "warm+45", offset=45, affinity_key=key_warm, budget=999)
+    clock.t = 1
+    enter(queue, chat, "warm+49", offset=49, affinity_key=key_warm, budget=999)
+    clock.t = 2
+
+    _release_on(queue, rec, "warm")
+
+    # Scores on `warm`: 45 + 2 s + a bonus of 4 (to the band's top) = 51 against 49 + 1 s + 0.
+    assert rec.order == ["warm+45"]
+    assert queue.score(older) == 51
+    assert rec.reordered("warm+45") is True
+
+
+@pytest.mark.parametrize("bonus", [10, 99])
+def test_a_changed_affinity_bonus_reorders_those_already_warm(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, bonus: float
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=2)
+    _warm, _cold, chat, key_warm, _key_cold = _warm_pair(queue)
+    enter(queue, chat, "warm+40", offset=40, affinity_key=key_warm)
+    enter(queue, chat, "warm+45", offset=45, affinity_key=key_warm)
+    _release_on(queue, rec, "warm")
+    assert rec.order == ["warm+45"]  # 47 against 42
+    enter(queue, chat, "warm+45-again", offset=45, affinity_key=key_warm)
+
+    queue.config.affinity_bonus = bonus  # a settings change: nobody is rekeyed
+
+    _release_on(queue, rec, "warm")
+    # Both reach the band's top (49) now: the earlier one goes first.
+    assert rec.order == ["warm+45", "warm+40"]
+
+
+def test_the_periodic_pass_counts_the_affinity_bonus_for_the_backend_it_fills(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0, affinity_bonus=10)
+    warm, _cold, chat, key_warm, key_cold = _warm_pair(queue)
+    enter(queue, chat, "cold-ahead", offset=5, affinity_key=key_cold)
+    enter(queue, chat, "warm-behind", offset=0, affinity_key=key_warm)
+
+    warm.max_inflight = 2  # more room, seen by the pass rather than by a release
+    assert queue.dispatch_pass() == 1
+
+    assert rec.order == ["warm-behind"]  # as a release of `warm` would have chosen
+    assert rec.reordered("warm-behind") is True
+
+
+def test_the_periodic_pass_reports_a_pick_that_aging_changed_as_a_reorder(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=1.0)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    hold(queue, chat)
+    enter(queue, chat, "old-low", cls=LOW, budget=999)
+    clock.t = 200
+    enter(queue, chat, "new-medium", budget=999)
+
+    gpu.max_inflight = 2
+    queue.dispatch_pass()
+
+    assert rec.order == ["old-low"]
+    assert rec.reordered("old-low") is True
+
+
 def test_strict_ignores_affinity_and_aging(
     queue: AdmissionQueue, rec: Recorder, clock: FakeClock
 ) -> None:
@@ -1283,11 +1399,12 @@ def test_a_full_queue_answers_queue_full_with_a_reason_and_retry_after(
     queue = make_queue(max_waiters=2)
     chat = route("chat", Slot("gpu", max_inflight=1))
     hold(queue, chat)
-    enter(queue, chat, "one")
-    enter(queue, chat, "two")
+    enter(queue, chat, "one", offset=-49)
+    enter(queue, chat, "two", offset=-49)
 
+    # An offset orders a request inside its class; it never outranks anyone at the bound.
     with pytest.raises(QueueFull) as caught:
-        enter(queue, chat, "three", cls=HIGH)
+        enter(queue, chat, "three", offset=49)
 
     assert "full" in caught.value.reason and "2 waiting" in caught.value.reason
     assert str(caught.value) == caught.value.reason
@@ -1345,6 +1462,311 @@ def test_an_estimated_wait_beyond_the_budget_answers_queue_full(
     # Only those of its class or above are ahead of a high request.
     assert enter(queue, chat, "high", cls=HIGH, budget=3).state == WAITING
     assert enter(queue, chat, "patient", budget=60).state == WAITING
+
+
+def _full_of_lows(
+    queue: AdmissionQueue, clock: FakeClock, arrivals: list[tuple[str, dict[str, object]]]
+) -> Route:
+    """A one-slot backend held busy and a queue bounded at exactly these waiters, a second apart."""
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    queue.config.max_waiters = len(arrivals)
+    for i, (tag, kw) in enumerate(arrivals):
+        clock.t = float(i)
+        enter(queue, chat, tag, **{"cls": LOW, **kw})  # type: ignore[arg-type]
+    return chat
+
+
+def _displaced_by_a_high(queue: AdmissionQueue, rec: Recorder, chat: Route) -> list[object]:
+    """A high newcomer arrives at the full queue; whom it displaced."""
+    before = len(rec.outcomes)
+    assert enter(queue, chat, "high", cls=HIGH).state == WAITING
+    return [tag for tag, outcome in rec.outcomes[before:] if outcome == "rejected"]
+
+
+def test_a_higher_class_newcomer_takes_the_place_of_the_lowest_most_recent_waiter(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=3)
+    gpu = Slot("gpu", max_inflight=1)
+    chat = route("chat", gpu)
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "low-first", cls=LOW)
+    clock.t = 1
+    enter(queue, chat, "medium")
+    clock.t = 2
+    last = enter(queue, chat, "low-last", cls=LOW)
+    clock.t = 3
+
+    high = enter(queue, chat, "high", cls=HIGH)
+
+    assert high.state == WAITING
+    assert last.state == "rejected" and last.refusal is not None
+    assert "higher-class" in last.refusal.reason and "3 waiting" in last.refusal.reason
+    assert last.refusal.retry_after >= 1
+    assert rec.outcomes == [("low-last", "rejected")]
+    assert [w.tag for w in queue.waiters()] == ["low-first", "medium", "high"]
+    assert queue.depth == [1, 1, 1] and queue.waiting == 3
+    drain(queue, rec, running)
+    assert rec.order == ["high", "medium", "low-first"]
+
+
+def test_a_full_queue_gives_way_from_the_lowest_class_up_and_never_to_the_same_class(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=3)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    for i, (tag, cls) in enumerate([("medium-a", MEDIUM), ("low", LOW), ("medium-b", MEDIUM)]):
+        clock.t = float(i)
+        enter(queue, chat, tag, cls=cls)
+
+    enter(queue, chat, "high-1", cls=HIGH)
+    enter(queue, chat, "high-2", cls=HIGH)
+    with pytest.raises(QueueFull):
+        enter(queue, chat, "medium-c")
+    enter(queue, chat, "high-3", cls=HIGH)
+    with pytest.raises(QueueFull):
+        enter(queue, chat, "high-4", cls=HIGH, offset=49)  # only highs wait now
+
+    assert rec.outcomes == [
+        ("low", "rejected"),
+        ("medium-b", "rejected"),
+        ("medium-c", "rejected"),
+        ("medium-a", "rejected"),
+        ("high-4", "rejected"),
+    ]
+    assert [w.tag for w in queue.waiters()] == ["high-1", "high-2", "high-3"]
+
+
+def test_under_strict_the_one_displaced_has_the_lowest_offset_then_arrived_last(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue()
+    chat = _full_of_lows(
+        queue,
+        clock,
+        [("low+5", {"offset": 5}), ("low-5", {"offset": -5}), ("low-5-later", {"offset": -5}),
+         ("low", {})],
+    )  # fmt: skip
+
+    assert _displaced_by_a_high(queue, rec, chat) == ["low-5-later"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["low-5"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["low"]
+
+
+def test_under_fair_share_the_one_displaced_is_the_latest_turn_in_the_class(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(fair_share=True)
+    chat = _full_of_lows(
+        queue,
+        clock,
+        [("ann-1", {"owner": "ann"}), ("ann-2", {"owner": "ann"}), ("ann-3", {"owner": "ann"}),
+         ("ben-1", {"owner": "ben"})],
+    )  # fmt: skip
+
+    # Turns: ann 0, 1, 2 and ben 0: the busiest owner's newest request goes first, then the
+    # latest turn left (ann's second), then of two equal turns the later arrival (ben's).
+    assert _displaced_by_a_high(queue, rec, chat) == ["ann-3"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["ann-2"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["ben-1"]
+
+
+def test_under_serial_the_one_displaced_has_the_lowest_score_with_aging(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="serial", aging_divisor=0.25)  # a second of waiting: 4 points
+    chat = _full_of_lows(
+        queue,
+        clock,
+        [("low", {}), ("low+3", {"offset": 3}), ("low+10", {"offset": 10}),
+         ("low+9", {"offset": 9})],
+    )  # fmt: skip
+
+    # Scores at t=3: low 12, low+3 11, low+10 14, low+9 9: aging outweighs small offsets.
+    assert _displaced_by_a_high(queue, rec, chat) == ["low+9"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["low+3"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["low"]
+
+
+def test_under_fcfs_the_one_displaced_arrived_last_counting_its_head_start(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="fcfs")
+    chat = _full_of_lows(
+        queue,
+        clock,
+        [("early", {}), ("second", {}), ("late+5", {"offset": 5}), ("late-9", {"offset": -9})],
+    )  # fmt: skip
+
+    # Counted arrivals: 0, 1, -3 (two seconds late, five ahead) and 3 (never a penalty).
+    assert _displaced_by_a_high(queue, rec, chat) == ["late-9"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["second"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["early"]
+
+
+def test_under_wspt_the_one_displaced_has_the_lowest_priority_per_prompt_token(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="wspt")
+    chat = _full_of_lows(
+        queue,
+        clock,
+        [("long", {"cost": 1000}), ("short", {"cost": 10}), ("long+9", {"cost": 1000, "offset": 9}),
+         ("long-again", {"cost": 1000})],
+    )  # fmt: skip
+
+    assert _displaced_by_a_high(queue, rec, chat) == ["long-again"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["long"]
+    assert _displaced_by_a_high(queue, rec, chat) == ["long+9"]
+
+
+def test_after_a_scheduler_change_the_one_displaced_follows_the_new_order(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue()
+    chat = _full_of_lows(queue, clock, [("long", {"cost": 1000}), ("short", {"cost": 1})])
+
+    queue.config.name = "wspt"
+    queue.reroute(lambda key: chat, rekey=True)
+
+    assert _displaced_by_a_high(queue, rec, chat) == ["long"]  # strict would have taken "short"
+
+
+def test_without_prioritization_a_full_queue_displaces_nobody(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(max_waiters=1, prioritize=False)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    enter(queue, chat, "low", cls=LOW)
+
+    with pytest.raises(QueueFull):
+        enter(queue, chat, "high", cls=HIGH)
+    assert [w.tag for w in queue.waiters()] == ["low"]
+
+
+def test_a_higher_newcomer_whose_estimated_wait_exceeds_its_budget_displaces_nobody(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue()
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    first, second = enter(queue, chat, "first", cls=HIGH), enter(queue, chat, "second", cls=HIGH)
+    for i in range(10):
+        enter(queue, chat, f"high-{i}", cls=HIGH)
+    enter(queue, chat, "low", cls=LOW)
+    clock.t = 1
+    running.release()
+    clock.t = 2
+    assert first.acquired is not None
+    first.acquired.release()
+    assert second.state == ADMITTED and queue.waiting == 11  # 2 per second, 10 highs ahead
+    queue.config.max_waiters = 11  # full, with a low waiter a high newcomer could displace
+
+    with pytest.raises(QueueFull) as caught:
+        enter(queue, chat, "impatient", cls=HIGH, budget=3)
+
+    assert "estimated wait (5 s)" in caught.value.reason
+    assert [tag for tag, outcome in rec.outcomes if outcome == "rejected"] == ["impatient"]
+    assert queue.waiting == 11 and queue.depth[LOW] == 1
+
+
+def test_a_retry_reenters_a_full_queue_without_displacing_anyone(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder
+) -> None:
+    queue = make_queue(max_waiters=1)
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat, only_b = route("chat", a, b), route("only-b", b)
+    first = enter(queue, chat, "first", cls=HIGH)
+    hold(queue, only_b)
+    enter(queue, only_b, "low", cls=LOW)  # the queue is full
+    assert first.acquired is not None and first.acquired.backend == "a"
+
+    retry = queue.retry_waiter(first, first.acquired.backend)
+    first.acquired.release()
+    queue.submit(retry)
+
+    assert retry.state == WAITING
+    assert rec.outcomes == []
+    assert [w.tag for w in queue.waiters()] == ["first", "low"]
+
+
+def test_a_retry_keeps_its_place_at_the_bound_too(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=2)
+    a, b = Slot("a", max_inflight=1), Slot("b", max_inflight=1)
+    chat, only_b = route("chat", a, b), route("only-b", b)
+    first = enter(queue, chat, "first", cls=LOW)
+    hold(queue, only_b)
+    clock.t = 1
+    enter(queue, only_b, "later", cls=LOW)
+    assert first.acquired is not None and first.acquired.backend == "a"
+    retry = queue.retry_waiter(first, "a")
+    first.acquired.release()
+    queue.submit(retry)  # the "first" request waits again with its arrival at t=0
+
+    assert _displaced_by_a_high(queue, rec, only_b) == ["later"]
+    assert _displaced_by_a_high(queue, rec, only_b) == ["first"]
+    assert retry.state == "rejected"
+
+
+async def test_route_or_wait_raises_queue_full_for_a_waiter_a_higher_class_displaced() -> None:
+    queue = AdmissionQueue(config=SchedulerConfig(max_waiters=1))
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    hold(queue, chat)
+    low = queue.waiter(chat, cls=LOW, budget=30)
+    task = asyncio.create_task(route_or_wait(queue, low))
+    await asyncio.sleep(0)
+    assert queue.waiting == 1
+
+    high = queue.waiter(chat, cls=HIGH, budget=30)
+    assert queue.submit(high) is None
+
+    with pytest.raises(QueueFull) as caught:
+        await task
+    assert "higher-class" in caught.value.reason and caught.value.retry_after >= 1
+    assert queue.waiters() == [high] and queue.depth == [0, 0, 1]
+
+
+def test_ten_thousand_lows_in_a_full_queue_give_way_to_highs_newest_first(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(max_waiters=10_000)
+    slots = [Slot(f"b{i}", max_inflight=1) for i in range(10)]
+    routes = [route(f"r{i}", slots[i % 10], slots[(i * 3 + 1) % 10]) for i in range(50)]
+    for r in routes[:10]:
+        hold(queue, r)
+    rng = random.Random(11)
+    for i in range(10_000):
+        clock.t = i / 1000
+        enter(queue, rng.choice(routes), i, cls=LOW)
+    assert queue.waiting == 10_000
+
+    for i in range(10_000):
+        enter(queue, rng.choice(routes), f"high-{i}", cls=HIGH)
+
+    displaced = [tag for tag, outcome in rec.outcomes if outcome == "rejected"]
+    assert displaced == list(range(9_999, -1, -1))
+    assert queue.depth == [0, 0, 10_000]
+
+
+def test_the_bounds_index_sweeps_out_waiters_that_were_admitted(
+    make_queue: Callable[..., AdmissionQueue],
+) -> None:
+    queue = make_queue(max_waiters=10)
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    for i in range(3_000):
+        enter(queue, chat, f"w{i}")
+        nxt = queue.waiters()[0]
+        running.release()
+        assert nxt.acquired is not None
+        running = nxt.acquired
+
+    assert len(queue._tails[MEDIUM]) < 200  # every one of them was admitted and is gone
 
 
 # ----- reroute --------------------------------------------------------------------------------
