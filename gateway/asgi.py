@@ -300,8 +300,15 @@ class GatewayApp:
                 failed = acquired.backend
                 retries += 1
                 w = queue.retry_waiter(w, failed)
-                # The topology may have changed since it arrived: retry on today's route.
-                w.route = rt.snapshot.route_for_key(w.route.key) or w.route
+                # The topology may have changed since it arrived: retry on today's route, and
+                # not at all when the model or the caller's access is gone.
+                route = rt.snapshot.route_for_key(w.route.key)
+                if route is None:
+                    raise Unavailable(
+                        f"The model '{record.model}' is no longer available to you.",
+                        retry_after=5,
+                    ) from None
+                w.route = route
                 if retries > MAX_RETRIES or not w.route.usable_targets(w.excluded):
                     record.backend = failed
                     raise why.error from None

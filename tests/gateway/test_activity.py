@@ -149,7 +149,10 @@ def test_every_outcome_leaves_a_record_of_who_what_where_and_how_long(
         assert late.status_code == 503, late.text
 
         settings_update(values={"gateway.max_waiters": 1})
-        refused = chat(solo, keys["rita"], "one too many")
+        # Of walt's class: a higher class would take his place instead.
+        refused = chat(
+            solo, keys["rita"], "one too many", headers={"X-LlamaSwap-Priority": "batch"}
+        )
         assert refused.status_code == 429, refused.text
 
         configure(engine, slots=1)
@@ -182,7 +185,14 @@ def test_every_outcome_leaves_a_record_of_who_what_where_and_how_long(
         "cass": expected("cass", outcome="cancelled", status=499, backend=""),
         "erin": expected("erin", outcome="unavailable", status=503, backend="", model="sim-large"),
         "ezra": expected("ezra", outcome="expired", status=503, backend=""),
-        "rita": expected("rita", outcome="rejected", status=429, backend=""),
+        "rita": expected(
+            "rita",
+            outcome="rejected",
+            status=429,
+            backend="",
+            hint="x-llamaswap-priority=batch",
+            **{"class": "low"},
+        ),
     }
     wrong_timing = [fact for fact, true in timing.items() if not true]
     fields = differences({name: story(r) for name, r in rows.items()}, wanted)

@@ -107,3 +107,34 @@ def test_a_request_waiting_on_a_busy_backend_is_served_by_one_newly_added_to_its
     wait_idle(gateway, "solo", "spare")
     assert labels_seen(gated) == ["blocker"]
     assert labels_seen(spare) == ["waiter"]
+
+
+def test_a_retry_whose_model_was_removed_meanwhile_is_not_sent_anywhere(alice_key, gateway):
+    import threading
+
+    from gateway import topology
+    from tests.gateway.drive import ScriptedEngine, json_answer
+
+    go = threading.Event()
+    overloaded = json_answer(503, {"error": {"message": "busy", "code": 503}})
+
+    def answer(request: bytes) -> list[Any]:
+        go.wait(10)  # the first replica holds its answer until the pool is gone
+        return [overloaded]
+
+    first, second = ScriptedEngine(answer), ScriptedEngine([overloaded])
+    try:
+        add_backend("a-first", first.url)
+        add_backend("b-second", second.url)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            call = pool.submit(chat, gateway, alice_key)
+            wait_until(lambda: len(first.requests) == 1, "the first replica has the request")
+            topology.pool_delete(name="default")
+            go.set()
+            r = call.result()
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["code"] == "no_backend_available"
+        assert second.requests == []  # the removed route's other replica never got it
+    finally:
+        first.close()
+        second.close()
