@@ -56,6 +56,10 @@ ERROR_TYPES: dict[int, str] = {
     504: "timeout_error",
     529: "overloaded_error",
 }
+# Encoders made once: json.dumps with options builds a new encoder on every call.
+_encode_compact = json.JSONEncoder(separators=(",", ":")).encode
+_encode_arguments = json.JSONEncoder(ensure_ascii=False).encode
+_encode_compact_text = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 THINKING_TYPES = ("enabled", "disabled", "adaptive")
 MIN_THINKING_BUDGET = 1024  # Anthropic's documented minimum for budget_tokens
@@ -92,9 +96,7 @@ def error_type(status: int) -> str:
 
 def error_body(type_: str, message: str) -> bytes:
     """Anthropic's error envelope: `{"type":"error","error":{"type":...,"message":...}}`."""
-    return json.dumps(
-        {"type": "error", "error": {"type": type_, "message": message}}, separators=(",", ":")
-    ).encode()
+    return _encode_compact({"type": "error", "error": {"type": type_, "message": message}}).encode()
 
 
 def error_event(type_: str, message: str) -> bytes:
@@ -499,7 +501,7 @@ def _assistant_turn(content: str | list[Any], at: str, out: list[dict[str, Any]]
 
 def _arguments(block: dict[str, Any], at: str, j: int) -> str:
     try:
-        return json.dumps(block["input"], ensure_ascii=False)
+        return _encode_arguments(block["input"])
     except (RecursionError, ValueError, TypeError):
         raise _invalid(f"{at}.content.{j}.input: nested too deeply.") from None
 
@@ -694,6 +696,9 @@ def _tool_id() -> str:
 
 # ----- the stream ----------------------------------------------------------------------------
 
+_START_MESSAGE_HEAD = b'event: message_start\ndata: {"type":"message_start","message":{"id":'
+_START_MESSAGE_MODEL = b',"type":"message","role":"assistant","model":'
+_START_MESSAGE_USAGE = b',"content":[],"stop_reason":null,"stop_sequence":null,"usage":'
 _PING = b'event: ping\ndata: {"type":"ping"}\n\n'
 _MESSAGE_STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
 _DELTA_HEAD = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":'
@@ -716,7 +721,7 @@ def _json_str(text: str) -> bytes:
 
 
 def _dumps(value: object) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
+    return _encode_compact(value).encode()
 
 
 class StreamTranslator:
@@ -835,23 +840,20 @@ class StreamTranslator:
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self._started = True
         self._id = _message_id(chunk.get("id"))
-        usage = usage_from_chat(chunk.get("usage"))
-        start_usage = _usage_dict(usage)
-        start_usage["output_tokens"] = 0
-        message = {
-            "type": "message_start",
-            "message": {
-                "id": self._id,
-                "type": "message",
-                "role": "assistant",
-                "model": self.model,
-                "content": [],
-                "stop_reason": None,
-                "stop_sequence": None,
-                "usage": start_usage,
-            },
-        }
-        return b"event: message_start\ndata: " + _dumps(message) + b"\n\n" + _PING
+        usage = _usage_dict(usage_from_chat(chunk.get("usage")))
+        usage["output_tokens"] = 0
+        return b"".join(
+            (
+                _START_MESSAGE_HEAD,
+                _json_str(self._id),
+                _START_MESSAGE_MODEL,
+                _json_str(self.model),
+                _START_MESSAGE_USAGE,
+                _dumps(usage),
+                b"}}\n\n",
+                _PING,
+            )
+        )
 
     def _delta(self, delta: dict[str, Any], out: list[bytes]) -> None:
         if self.thinking:
@@ -1054,6 +1056,6 @@ def _compact(value: object) -> str:
     if value is None:
         return ""
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return _encode_compact_text(value)
     except (RecursionError, ValueError, TypeError):
         return ""
