@@ -17,7 +17,9 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway import activity
+import aiohttp
+
+from gateway import activity, messages
 from gateway.admission import (
     MEDIUM,
     QueueCancelled,
@@ -43,10 +45,11 @@ from gateway.errors import (
     UpstreamError,
 )
 from gateway.hints import apply_hint, parse_hints
+from gateway.mapping import strip_client_priority
 from gateway.outcomes import Outcome
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
-from gateway.surfaces import SURFACES, Surface
+from gateway.surfaces import MESSAGES, SURFACES, Surface, dump
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -57,8 +60,13 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
 
+COUNT_TOKENS = "/v1/messages/count_tokens"
+
 CallerLookup = Callable[[str], Awaitable[Any]]
 SessionLookup = Callable[[str], Awaitable[Any]]
+
+
+Handler = Callable[[Scope, Receive, Send, Surface, activity.Entry], Awaitable[None]]
 
 
 class GatewayApp:
@@ -90,7 +98,12 @@ class GatewayApp:
             elif surface is not None:
                 if scope["method"] != "POST":
                     raise MethodNotAllowed(f"Use POST for {path}.")
-                await self._proxy(scope, receive, send, surface)
+                await self._proxy(scope, receive, send, surface, self._serve)
+            elif path == COUNT_TOKENS:
+                surface = MESSAGES
+                if scope["method"] != "POST":
+                    raise MethodNotAllowed(f"Use POST for {path}.")
+                await self._proxy(scope, receive, send, surface, self._count_tokens)
             else:
                 raise NotFound(f"Unknown path {path}.")
         except GatewayError as err:
@@ -148,7 +161,10 @@ class GatewayApp:
 
     # ----- completions and embeddings ------------------------------------------------------
 
-    async def _proxy(self, scope: Scope, receive: Receive, send: Send, surface: Surface) -> None:
+    async def _proxy(
+        self, scope: Scope, receive: Receive, send: Send, surface: Surface, serve: Handler
+    ) -> None:
+        """Run `serve` for one request and leave its activity record, whatever happens."""
         rt = self.runtime
         if not rt.started:
             await rt.ensure_started()
@@ -165,7 +181,7 @@ class GatewayApp:
             surface=surface.name,
         )
         try:
-            await self._serve(scope, receive, send, surface, record)
+            await serve(scope, receive, send, surface, record)
         except GatewayError as err:
             # The one place a refusal decides the outcome: each error names its own.
             record.status = err.status
@@ -238,6 +254,66 @@ class GatewayApp:
             await self._admit_and_forward(send, surface, body, w, gone, record, large)
         finally:
             gone.cancel()
+
+    async def _count_tokens(
+        self, scope: Scope, receive: Receive, send: Send, surface: Surface, record: activity.Entry
+    ) -> None:
+        """POST /v1/messages/count_tokens: counted by a backend that serves Messages itself,
+        else estimated (messages.count_tokens_estimate). Counting generates nothing, so it
+        waits for no slot."""
+        rt = self.runtime
+        caller = await self._caller(dict(scope["headers"]), surface)
+        record.token_id, record.token_name = caller.token_id, caller.token_name
+        record.user_id, record.username = caller.user_id, caller.username
+        body = parse_body(await read_body(receive))
+        try:
+            messages.validate(body, counting=True)
+        except messages.MessagesError as err:
+            raise BadRequest(err.message) from None
+        model = str(body["model"])
+        record.model = model
+        if caller.model_allowlist is not None and model not in caller.model_allowlist:
+            raise Forbidden(f"This token may not use the model '{model}'.", param="model")
+        route = rt.snapshot.resolve(surface.kind, model, caller.groups)
+        count = await self._engine_count(route, body, record)
+        if count is None:
+            count = messages.count_tokens_estimate(body)
+        record.outcome, record.status = Outcome.IMMEDIATE, 200
+        await send_json(send, 200, {"input_tokens": count})
+
+    async def _engine_count(
+        self, route: Route, body: dict[str, Any], record: activity.Entry
+    ) -> int | None:
+        """The first native Messages backend's own count, or None when none answers one."""
+        rt = self.runtime
+        session = rt.session
+        if session is None:
+            return None
+        for target in route.usable_targets():
+            up = rt.snapshot.upstreams.get(target.slot.name)
+            if up is None or not up.native("messages"):
+                continue
+            payload = {**body, "model": target.model}
+            strip_client_priority(payload)
+            timeouts = rt.timeouts
+            try:
+                async with session.post(
+                    up.url(COUNT_TOKENS),
+                    data=dump(payload),
+                    headers=up.headers,
+                    allow_redirects=False,
+                    timeout=aiohttp.ClientTimeout(
+                        total=timeouts.connect + timeouts.idle, sock_connect=timeouts.connect
+                    ),
+                ) as resp:
+                    answer = await resp.json(content_type=None) if resp.status == 200 else None
+            except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+                continue
+            count = answer.get("input_tokens") if isinstance(answer, dict) else None
+            if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+                record.backend = up.name
+                return count
+        return None
 
     async def _admit_and_forward(
         self,

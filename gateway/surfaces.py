@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from gateway import messages
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -161,3 +162,101 @@ COMPLETIONS = Surface("completions", "/v1/completions", "chat")
 EMBEDDINGS = Surface("embeddings", "/v1/embeddings", "embedding")
 
 SURFACES: dict[str, Surface] = {s.path: s for s in (CHAT, COMPLETIONS, EMBEDDINGS)}
+
+
+# ----- the Anthropic Messages surface ----------------------------------------------------------
+
+
+class MessagesPlan(Plan):
+    """/v1/messages to a backend that serves it: passed through, usage read as it passes."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("/v1/messages", body)
+        self._native = messages.NativeUsage()
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        self.usage = messages.usage_of_answer(parsed)
+        return data
+
+    def events(self, data: bytes) -> bytes:
+        if b'"usage"' in data:
+            self._native.feed_sse(data)
+            self.usage = self._native.usage
+        return data
+
+    def fail(self, error: GatewayError) -> bytes:
+        return messages.error_event(messages.error_type(error.status), error.message)
+
+
+class MessagesFromChat(Plan):
+    """/v1/messages translated: chat completions asked of the backend, its answer turned back
+    into a message, event by event as it streams (never buffered)."""
+
+    def __init__(self, chat: dict[str, Any], options: dict[str, Any]) -> None:
+        super().__init__("/v1/chat/completions", chat)
+        self.options = options
+        self.stream = messages.StreamTranslator(**options)
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        message = messages.from_chat(parsed, **self.options)  # ValueError: the engine's fault
+        self.usage = from_chat(parsed.get("usage"))
+        return dump(message)
+
+    def events(self, data: bytes) -> bytes:
+        out = []
+        stream = self.stream
+        for event in split_events(data):
+            payload = event_data(event)
+            if payload is None:
+                continue
+            if payload.strip() == b"[DONE]":
+                out.append(stream.finish())
+            else:
+                out.append(stream.feed(_json(payload)))
+        self.usage = stream.usage
+        return b"".join(out)
+
+    def end(self) -> bytes:
+        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did
+
+    def fail(self, error: GatewayError) -> bytes:
+        return self.stream.fail(messages.error_type(error.status), error.message)
+
+
+class MessagesSurface(Surface):
+    """Anthropic's Messages API, for Claude Code and the anthropic SDK."""
+
+    def parse(self, body: dict[str, Any]) -> str:
+        try:
+            messages.validate(body)
+        except messages.MessagesError as err:
+            raise BadRequest(err.message) from None
+        return str(body["model"])
+
+    def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
+        return headers.get(b"x-api-key")
+
+    def plan(
+        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+    ) -> Plan:
+        if upstream.native("messages"):
+            body = dict(client_body)
+            body["model"] = model
+            apply_mapping(body, upstream.mapping, cls)
+            return MessagesPlan(body)
+        try:
+            chat = messages.to_chat(client_body)
+        except messages.MessagesError as err:
+            raise BadRequest(err.message) from None
+        chat["model"] = model
+        apply_mapping(chat, upstream.mapping, cls)
+        return MessagesFromChat(chat, messages.reply_options(client_body))
+
+    def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        # Anthropic's clients back off and retry on 529: every "not now" is one here.
+        status = 529 if err.status == 503 else err.status
+        return status, err.headers(), messages.error_body(messages.error_type(status), err.message)
+
+
+MESSAGES = MessagesSurface("messages", "/v1/messages", "chat")
+SURFACES[MESSAGES.path] = MESSAGES
