@@ -23,7 +23,8 @@ counts open connections and running tasks and then turns away requests on every 
 most `refusing` connections wait for their 503; beyond that a new one is closed at once, so
 refused connections never pile up.
 
-The deadlines cost nothing on the hot path: a request that arrives in one piece arms no timer.
+On the hot path this is four more calls a request (about 1 µs); a request that arrives in one
+piece arms no timer.
 """
 
 from __future__ import annotations
@@ -111,13 +112,16 @@ class _Bounded(_Base):
     """What both protocols share: the refusal, the timer, and what happens when it fires."""
 
     bounds: ClassVar[Bounds]
-    _phase = _OPENED
-    _deadline: asyncio.TimerHandle | None = None
-    _body_start = 0.0
-    _body_seen = 0.0
-    _refused = False
+    # Slots, not the instance's dict: uvicorn's protocol has nearly 30 attributes already, and
+    # more would turn its dict from key-sharing into a plain one, which slows every `self.x`
+    # in uvicorn's code (3 µs a request, measured).
+    __slots__ = ("_body_seen", "_body_start", "_deadline", "_phase", "_refused")
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._phase = _OPENED
+        self._deadline: asyncio.TimerHandle | None = None
+        self._body_start = self._body_seen = 0.0
+        self._refused = False
         super().connection_made(transport)
         if len(self.connections) > self.bounds.max_connections:
             self.connections.discard(self)
@@ -213,14 +217,19 @@ class _HttpToolsBounds(_Bounded):
         self._phase = _HEADERS
 
     def on_headers_complete(self) -> None:
-        self._cancel()
+        # _cancel() written out: these callbacks run for every request.
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
         self._phase = _BODY
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
         if self._phase != _UPGRADED:
-            self._cancel()
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
             self._phase = _RECEIVED
 
 

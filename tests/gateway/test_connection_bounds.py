@@ -139,6 +139,16 @@ def test_a_client_that_stops_halfway_through_its_headers_gets_408_and_others_are
     assert_timed_out(slow)
 
 
+def test_a_websocket_handshake_that_stops_halfway_gets_408(serve: Any) -> None:
+    gw = serve(QUICK)
+    with opened(gw) as sock:
+        sock.sendall(
+            b"GET /ws/queue HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+        )
+        assert_timed_out(sock)
+
+
 def test_the_header_deadline_holds_on_a_kept_alive_connection_too(serve: Any) -> None:
     gw = serve(QUICK)
     with opened(gw) as sock:
