@@ -246,6 +246,20 @@ def test_an_idle_kept_alive_connection_is_closed_after_the_keepalive_bound(serve
         assert is_closed(sock)
 
 
+def test_a_connection_answered_before_its_body_ended_is_closed_after_the_keepalive_bound(
+    serve: Any,
+) -> None:
+    gw = serve(QUICK)
+    with opened(gw) as sock:
+        # A wrong token is refused before the body is read.
+        whole = request("/v1/chat/completions", "wrong", b" " * 200_000)
+        sock.sendall(whole[:-199_000])
+        assert answer(sock)[0] == 401
+        sock.sendall(whole[-199_000:])
+        sock.settimeout(3.0)  # shorter than uvicorn's own 5 s, many times the bound
+        assert is_closed(sock)
+
+
 FEW = Bounds(header=LONG, body=LONG, body_idle=LONG, keepalive=LONG, max_connections=2)
 
 
