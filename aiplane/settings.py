@@ -28,6 +28,11 @@ def env_int(name: str, default: int) -> int:
     return default if raw in (None, "") else int(raw)
 
 
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else float(raw)
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -222,6 +227,21 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 AIPLANE_CALLER_CACHE_TTL = float(env_str("AIPLANE_CALLER_CACHE_TTL", "30"))
 AIPLANE_ENCRYPTION_KEY = env_str("AIPLANE_ENCRYPTION_KEY", "")
 AIPLANE_METRICS_TOKEN = env_str("AIPLANE_METRICS_TOKEN", "")  # empty: /metrics is open
+
+# How long a client may take to send a request, and how many connections a process holds
+# (gateway/protocol.py; `manage.py serve` applies them, daphne only in part). A request's
+# headers are a few hundred bytes: 10 s is generous on any link. A body may pause for 30 s
+# (a mobile link) and take 300 s in all (Node's total request timeout; 50 MB at 1.3 Mbit/s).
+AIPLANE_HEADER_TIMEOUT = env_float("AIPLANE_HEADER_TIMEOUT", 10.0)
+AIPLANE_BODY_IDLE_TIMEOUT = env_float("AIPLANE_BODY_IDLE_TIMEOUT", 30.0)
+AIPLANE_BODY_TIMEOUT = env_float("AIPLANE_BODY_TIMEOUT", 300.0)
+# Above the idle expiry of the clients' own pools (httpx and the OpenAI SDK 5 s, aiohttp 15 s),
+# so a client never sends into a connection the server is closing; behind a proxy, set it above
+# the proxy's upstream keep-alive (nginx: 60 s).
+AIPLANE_KEEPALIVE_TIMEOUT = env_float("AIPLANE_KEEPALIVE_TIMEOUT", 20.0)
+# A last guard for the process (files, memory), far above the queue's own bounds: every
+# waiter, stream, kept-alive idle connection and websocket is one.
+AIPLANE_MAX_CONNECTIONS = env_int("AIPLANE_MAX_CONNECTIONS", 2048)
 
 LOGGING = {
     "version": 1,

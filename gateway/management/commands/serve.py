@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from gateway.serving import configured_bounds, daphne_server_class, open_files_for, uvicorn_config
 from gateway.sim import SimConfig, SimServer
 
 
@@ -36,6 +37,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         host, port = opts["host"], opts["port"]
+        bounds = configured_bounds()
+        open_files_for(bounds)
         sim = None
         if opts["demo"]:
             sim = self._start_demo(host, port, opts["sim_port"])
@@ -47,16 +50,15 @@ class Command(BaseCommand):
             if opts["server"] == "daphne":
                 from daphne.cli import CommandLineInterface
 
-                CommandLineInterface().run(
-                    ["-b", host, "-p", str(port), "aiplane.asgi:application"]
-                )
+                cli = CommandLineInterface()
+                cli.server_class = daphne_server_class(bounds)
+                cli.run(["-b", host, "-p", str(port), "aiplane.asgi:application"])
             else:
                 import uvicorn
 
                 from aiplane.asgi import application
-                from gateway.serving import uvicorn_config
 
-                config = uvicorn_config(application, host, port, fast=True)
+                config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
                 config.log_level = "info"
                 uvicorn.Server(config).run()
         finally:
