@@ -191,6 +191,8 @@ class GatewayApp:
             raise
         except DropConnection:
             raise  # the relay recorded how the answer ended
+        except ClientLeft as gone:
+            record.outcome, record.status, record.error = Outcome.CANCELLED, 499, str(gone)
         except Exception:
             record.status, record.outcome = 500, Outcome.ERROR
             raise
@@ -409,13 +411,18 @@ class GatewayApp:
 # ----- small helpers ------------------------------------------------------------------------
 
 
+class ClientLeft(Exception):
+    """The client went away before its request was complete: there is nobody to answer."""
+
+
 async def read_body(receive: Receive) -> bytes:
     chunks = []
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise BadRequest("The client disconnected while sending the request.")
+            # It left, or the server gave up on its body (and answered 408 itself).
+            raise ClientLeft("the client went away while sending its request")
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:

@@ -54,11 +54,12 @@ def gateway(transactional_db: None) -> Iterator[LiveGateway]:
     from django.core.asgi import get_asgi_application
 
     from aiplane.wiring import build_application
-    from gateway.serving import ThreadedServer
+    from gateway.serving import ThreadedServer, configured_bounds
 
     app = build_application(get_asgi_application())
     app.runtime.background = False  # tests probe health and detect explicitly
-    with ThreadedServer(app) as server:
+    # Served as `manage.py serve` serves it: with the connection bounds of production.
+    with ThreadedServer(app, bounds=configured_bounds()) as server:
         yield LiveGateway(url=server.url, app=app)
 
 

@@ -103,3 +103,22 @@ def test_a_refused_request_says_why_on_its_record(gateway, make_sim, key):
     (row,) = records(count=1)
     assert (row.outcome, row.status, row.input_tokens) == ("refused", 404, None)
     assert row.error == "The model 'nope' does not exist."
+
+
+def test_a_client_that_leaves_while_sending_its_body_is_recorded_as_cancelled(
+    gateway, make_sim, key
+):
+    import socket
+
+    add_backend("solo", make_sim(tokens=1, token_delay=0).url)
+    host, port = gateway.url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+        + f"Authorization: Bearer {key}\r\nContent-Length: 1000\r\n\r\n".encode()
+        + b'{"model": "sim-'
+    )
+    sock.close()
+
+    (row,) = records(count=1)
+    assert (row.outcome, row.status) == ("cancelled", 499)
