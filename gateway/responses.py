@@ -110,6 +110,11 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _one_of(value: object, names: frozenset[str]) -> bool:
+    # Only strings are looked up: a list from the request is unhashable.
+    return isinstance(value, str) and value in names
+
+
 def validate(body: object) -> None:
     """Refuse (ResponsesError, 400) a body that is not a Responses request as the API reference
     types it. Checks what the gateway reads and the documented types and ranges; unknown fields
@@ -139,7 +144,7 @@ def validate(body: object) -> None:
     _check_int(body, "max_tool_calls", 0, None)
     _check_int(body, "top_logprobs", 0, 20)
     truncation = body.get("truncation")
-    if truncation is not None and truncation not in TRUNCATIONS:
+    if truncation is not None and not _one_of(truncation, TRUNCATIONS):
         raise _wrong_value("truncation", "expected 'auto' or 'disabled'.")
     metadata = body.get("metadata")
     if metadata is not None:
@@ -158,6 +163,11 @@ def validate(body: object) -> None:
     conversation = body.get("conversation")
     if conversation is not None and not isinstance(conversation, str | dict):
         raise _wrong_type("conversation", "a string or an object", conversation)
+    reasoning = body.get("reasoning")
+    if isinstance(reasoning, dict):
+        effort = reasoning.get("effort")
+        if effort is not None and not isinstance(effort, str):
+            raise _wrong_type("reasoning.effort", "a string", effort)
     text = body.get("text")
     if isinstance(text, dict):
         fmt = text.get("format")
@@ -208,7 +218,7 @@ def _check_tool_choice(choice: object) -> None:
     if choice is None:
         return
     if isinstance(choice, str):
-        if choice not in TOOL_CHOICES:
+        if not _one_of(choice, TOOL_CHOICES):
             raise _wrong_value("tool_choice", "expected 'none', 'auto', 'required' or an object.")
         return
     if not isinstance(choice, dict):
@@ -238,7 +248,7 @@ def _check_input(value: object) -> None:
 
 def _check_message(item: dict[str, Any], param: str) -> None:
     role = item.get("role")
-    if role not in ROLES:
+    if not _one_of(role, ROLES):
         raise _wrong_value(
             param + ".role", "expected 'user', 'assistant', 'system' or 'developer'."
         )
@@ -365,7 +375,7 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if fmt is not None:
         chat["response_format"] = fmt
     reasoning = body.get("reasoning")
-    if isinstance(reasoning, dict) and reasoning.get("effort") in REASONING_EFFORTS:
+    if isinstance(reasoning, dict) and _one_of(reasoning.get("effort"), REASONING_EFFORTS):
         chat["reasoning_effort"] = reasoning["effort"]
     if body.get("top_logprobs") or _LOGPROBS_INCLUDE in (body.get("include") or ()):
         raise ResponsesError(
@@ -566,8 +576,11 @@ def _image(part: dict[str, Any], where: str) -> dict[str, Any]:
             )
         raise _wrong_type(where + ".image_url", "a URL or a base64 data URL", url)
     image: dict[str, Any] = {"url": url}
-    if part.get("detail") in IMAGE_DETAILS:
-        image["detail"] = part["detail"]
+    detail = part.get("detail")
+    if detail is not None and not isinstance(detail, str):
+        raise _wrong_type(where + ".detail", "a string", detail)
+    if _one_of(detail, IMAGE_DETAILS):
+        image["detail"] = detail  # a detail engines do not know ("original") is left out
     return {"type": "image_url", "image_url": image}
 
 
@@ -638,7 +651,7 @@ def _allowed_tools(
         raise _wrong_value("tool_choice.mode", "expected 'auto' or 'required'.")
     if not isinstance(allowed, list):
         raise _wrong_type("tool_choice.tools", "an array", allowed)
-    names = set()
+    names: set[str] = set()
     for i, entry in enumerate(allowed):
         if not isinstance(entry, dict) or entry.get("type") != "function":
             raise ResponsesError(
@@ -646,7 +659,10 @@ def _allowed_tools(
                 "backend serves.",
                 param=f"tool_choice.tools[{i}]",
             )
-        names.add(entry.get("name"))
+        name = entry.get("name")
+        if not isinstance(name, str):
+            raise _wrong_type(f"tool_choice.tools[{i}].name", "a string", name)
+        names.add(name)
     return [t for t in tools if t["function"]["name"] in names], mode
 
 
@@ -1248,7 +1264,7 @@ class NativeUsage:
 
     def feed(self, event: object) -> None:
         """One parsed event; only the terminal ones carry the usage."""
-        if isinstance(event, dict) and event.get("type") in TERMINAL_EVENTS:
+        if isinstance(event, dict) and _one_of(event.get("type"), TERMINAL_EVENTS):
             response = event.get("response")
             if isinstance(response, dict):
                 usage = _usage_from_responses(response.get("usage"))

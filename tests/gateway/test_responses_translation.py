@@ -1076,6 +1076,19 @@ INVALID = [
         {"model": "m", "metadata": {"n": 1}}, "metadata.n", id="a metadata value not a string"
     ),
     pytest.param({"model": "m", "include": [1]}, "include[0]", id="an include entry not a string"),
+    pytest.param(
+        {"model": "m", "truncation": []}, "truncation", id="a truncation that is an array"
+    ),
+    pytest.param(
+        {"model": "m", "reasoning": {"effort": ["high"]}},
+        "reasoning.effort",
+        id="a reasoning effort that is not a string",
+    ),
+    pytest.param(
+        {"model": "m", "input": [{"role": [], "content": "hi"}]},
+        "input[0].role",
+        id="a role that is an array",
+    ),
     pytest.param({"model": "m", "truncation": "middle"}, "truncation", id="an unknown truncation"),
     pytest.param(
         {"model": "m", "text": {"format": "json"}}, "text.format", id="a text.format not an object"
@@ -1142,6 +1155,35 @@ TRANSLATION_INVALID = [
         id="an unknown allowed_tools mode",
     ),
     pytest.param({"input": []}, "input", id="nothing to say"),
+    pytest.param(
+        {
+            "tool_choice": {
+                "type": "allowed_tools",
+                "mode": "auto",
+                "tools": [{"type": "function", "name": ["f"]}],
+            }
+        },
+        "tool_choice.tools[0].name",
+        id="an allowed tool whose name is not a string",
+    ),
+    pytest.param(
+        {
+            "input": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "input_image",
+                            "image_url": "https://x.invalid/a.png",
+                            "detail": ["low"],
+                        }
+                    ],
+                }
+            ]
+        },
+        "input[0].content[0].detail",
+        id="an image detail that is not a string",
+    ),
 ]
 
 
@@ -2003,6 +2045,30 @@ def test_text_after_the_finish_and_other_choices_are_ignored() -> None:
     assert sse(data)[-1]["response"]["output"][0]["content"][0]["text"] == "Hi"
 
 
+def test_each_item_is_added_empty_and_filled_by_its_deltas() -> None:
+    # The streaming-events reference: output_item.added carries a message with content [],
+    # a function_call with arguments "", a reasoning item with no content yet.
+    chunks = [
+        chunk(reasoning_content="hmm"),
+        chunk(content="Hi"),
+        chunk(tool_calls=[call_delta(0, id="call_1", name="f", args="{}")]),
+        chunk(finish="tool_calls"),
+    ]
+    data, _ = stream(chunks)
+    added = [e["item"] for e in sse(data) if e["type"] == "response.output_item.added"]
+    assert [(i["type"], i["status"]) for i in added] == [
+        ("reasoning", "in_progress"),
+        ("message", "in_progress"),
+        ("function_call", "in_progress"),
+    ]
+    assert added[0]["content"] == [] and added[1]["content"] == [] and added[2]["arguments"] == ""
+    parts = [e["part"] for e in sse(data) if e["type"] == "response.content_part.added"]
+    assert parts == [
+        {"type": "reasoning_text", "text": ""},
+        {"type": "output_text", "text": "", "annotations": [], "logprobs": []},
+    ]
+
+
 def test_each_streamed_item_keeps_its_ids_from_added_to_done() -> None:
     data, _ = stream(STREAMS[2].values[0], TOOLS_REQUEST)
     events = sse(data)
@@ -2073,6 +2139,7 @@ def test_native_usage_from_event_bytes_parses_only_terminal_events() -> None:
 
 def test_native_usage_without_usage_stays_none() -> None:
     reader = NativeUsage()
+    reader.feed({"type": ["response.completed"], "response": native_response()})
     reader.feed({"type": "response.completed", "response": native_response(usage=None)})
     reader.feed({"type": "response.completed", "response": "nonsense"})
     assert reader.usage is None
