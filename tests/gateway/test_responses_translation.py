@@ -482,6 +482,7 @@ CALLS = [
                     {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
                 ],
             },
+            {"role": "user", "content": "Describe it."},
         ],
         [
             {"role": "user", "content": "Show me the chart."},
@@ -506,6 +507,7 @@ CALLS = [
                     }
                 ],
             },
+            {"role": "user", "content": "Describe it."},
         ],
         id="a function output's images follow the tool message as the user's",
     ),
