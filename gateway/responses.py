@@ -17,6 +17,10 @@ Decisions where the two APIs differ (the tests cite the documents each rests on)
   emits it and Codex reads it;
 - `developer` becomes `system`, and the system messages that open the conversation are joined
   into one, which every chat template accepts;
+- one turn's text and function calls are one assistant message, their outputs tool messages
+  right after it; images a function returned follow those as the user's (a chat tool message
+  holds text only); `allowed_tools` keeps only the allowed tools, with its mode as tool_choice;
+  without tools, tool_choice and parallel_tool_calls are left out;
 - `max_output_tokens` becomes `max_tokens`, which vLLM, SGLang, llama.cpp and Ollama all read;
 - a stream that fails mid-way ends with `response.failed` alone: it carries the error in the
   response, the SDK folds the output so far into it, and Codex reads its `error`; open items get
@@ -32,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import time
 from typing import Any
 
@@ -358,12 +363,12 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
         tools, choice = _allowed_tools(choice, tools)
     elif choice is not None:
         choice = _tool_choice(choice)
+    # Without tools a tool_choice constrains nothing, and vLLM refuses "auto" when it runs
+    # without a tool parser: both are left out then.
     if tools:
         chat["tools"] = tools
         if choice is not None:
             chat["tool_choice"] = choice
-        # Without tools a tool_choice constrains nothing, and vLLM refuses "auto" when it runs
-        # without a tool parser.
         if body.get("parallel_tool_calls") is not None:
             chat["parallel_tool_calls"] = body["parallel_tool_calls"]
     for name in ("temperature", "top_p", "user"):
@@ -416,7 +421,7 @@ class _Conversation:
 
     def __init__(self, messages: list[dict[str, Any]]) -> None:
         self.messages = messages
-        self.opening = all(m["role"] == "system" for m in messages)  # only system so far
+        self.opening = True  # only system messages so far: they are joined into one
         self.images: list[dict[str, Any]] = []  # from function outputs, for after the outputs
 
     def add_all(self, items: list[Any]) -> None:
@@ -488,11 +493,13 @@ class _Conversation:
             texts: list[str] = []
             for j, part in enumerate(output):
                 where = f"{param}.output[{j}]"
-                kind = part.get("type") if isinstance(part, dict) else None
-                if kind == "input_text" and isinstance(part.get("text"), str):  # type: ignore[union-attr]
-                    texts.append(part["text"])  # type: ignore[index]
+                if not isinstance(part, dict):
+                    raise _wrong_type(where, "an object", part)
+                kind = part.get("type")
+                if kind == "input_text" and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
                 elif kind == "input_image":
-                    self.images.append(_image(part, where))  # type: ignore[arg-type]
+                    self.images.append(_image(part, where))
                 else:
                     raise ResponsesError(
                         "A function call output can be translated to chat completions, which "
@@ -662,6 +669,10 @@ def _allowed_tools(
         name = entry.get("name")
         if not isinstance(name, str):
             raise _wrong_type(f"tool_choice.tools[{i}].name", "a string", name)
+        if not any(tool["function"]["name"] == name for tool in tools):
+            raise _wrong_value(
+                f"tool_choice.tools[{i}].name", f"no tool in 'tools' is named '{name}'."
+            )
         names.add(name)
     return [t for t in tools if t["function"]["name"] in names], mode
 
@@ -874,6 +885,7 @@ _quote: Any = getattr(json.encoder, "c_encode_basestring_ascii", None) or (
     json.encoder.encode_basestring_ascii
 )
 TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
 
 
 def _sse(kind: str, payload: dict[str, Any]) -> bytes:
@@ -933,13 +945,14 @@ class StreamTranslator:
     """
 
     __slots__ = (
-        "_calls", "_created", "_echo", "_finish", "_held", "_open", "_output", "_rid", "_seq",
-        "_started", "failure", "model", "reasoning_tokens", "status", "usage",
+        "_calls", "_created", "_echo", "_echo_json", "_finish", "_held", "_open", "_output", "_rid",
+        "_seq", "_started", "failure", "model", "reasoning_tokens", "status", "usage",
     )  # fmt: skip
 
     def __init__(self, *, model: str, request: object) -> None:
         self.model = model
         self._echo = _echo(request)
+        self._echo_json: str | None = None
         self._rid = _new_id("resp_")
         self._created = int(time.time())
         self._seq = 0
@@ -983,7 +996,7 @@ class StreamTranslator:
         for choice in choices:
             if not isinstance(choice, dict):
                 return self._join(out, self._broken("a stream choice that is not an object"))
-            if choice.get("index", 0) != 0 or self._finish is not None:
+            if choice.get("index") not in (0, None) or self._finish is not None:
                 continue  # one choice is asked for; nothing counts after its finish
             broken = self._delta(choice.get("delta"), out)
             if broken is not None:
@@ -1006,8 +1019,7 @@ class StreamTranslator:
                 return self._join(out, self._broken(broken))
         incomplete = INCOMPLETE_REASONS.get(self._finish or "")
         self.status = "completed" if incomplete is None else "incomplete"
-        response = self._snapshot(self.status, incomplete=incomplete)
-        out.append(self._event("response." + self.status, {"response": response}))
+        out.append(self._lifecycle("response." + self.status, incomplete=incomplete))
         return b"".join(out)
 
     def fail(self, message: str) -> bytes:
@@ -1016,8 +1028,7 @@ class StreamTranslator:
         out = [] if self._started else self._start()
         self.status, self.failure = "failed", message
         error = {"code": "server_error", "message": message}
-        response = self._snapshot("failed", error=error)
-        out.append(self._event("response.failed", {"response": response}))
+        out.append(self._lifecycle("response.failed", error=error))
         return b"".join(out)
 
     # ----- the machinery -----------------------------------------------------------------
@@ -1037,20 +1048,40 @@ class StreamTranslator:
 
     def _start(self) -> list[bytes]:
         self._started = True
-        response = self._snapshot("in_progress")
+        response = self._response("in_progress")  # the same object in both events
         return [
-            self._event("response.created", {"response": response}),
-            self._event("response.in_progress", {"response": response}),
+            self._lifecycle("response.created", response=response),
+            self._lifecycle("response.in_progress", response=response),
         ]
 
-    def _snapshot(
+    def _lifecycle(
+        self,
+        kind: str,
+        *,
+        response: str | None = None,
+        incomplete: str | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> bytes:
+        """An event that carries the whole response."""
+        if response is None:
+            response = self._response(kind[9:], incomplete=incomplete, error=error)
+        seq = self._seq
+        self._seq = seq + 1
+        head = f'event: {kind}\ndata: {{"type":"{kind}","sequence_number":{seq},"response":'
+        return (head + response + "}\n\n").encode()
+
+    def _response(
         self, status: str, *, incomplete: str | None = None, error: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+    ) -> str:
+        """The response as JSON. The request's fields it repeats (Codex's tools run to tens of
+        kilobytes) are encoded once per stream, not in each of its three or four events."""
+        if self._echo_json is None:
+            self._echo_json = "," + _encode(self._echo)[1:]
         # An item still open when the stream failed was cut short.
         output = [item.item(item.status if item.closed else "incomplete") for item in self._output]
         usage = _usage(self.usage, self.reasoning_tokens) if status != "in_progress" else None
-        return _response(
-            self._echo,
+        head = _response(
+            {},
             rid=self._rid,
             created=self._created,
             model=self.model,
@@ -1060,6 +1091,7 @@ class StreamTranslator:
             incomplete=incomplete,
             error=error,
         )
+        return _encode(head)[:-1] + self._echo_json
 
     def _delta(self, delta: object, out: list[bytes]) -> str | None:
         """Events for one delta into `out`; what is wrong with it, if something is."""
@@ -1274,11 +1306,7 @@ class NativeUsage:
     def feed_data(self, data: bytes) -> None:
         """One event's `data:` payload, parsed only if it may be a terminal event: the
         hot path of a native stream must not decode every delta."""
-        if (
-            b'"response.completed"' in data
-            or b'"response.incomplete"' in data
-            or (b'"response.failed"' in data)
-        ):
+        if _TERMINAL_TYPE(data) is not None:
             try:
                 self.feed(json.loads(data))
             except (ValueError, RecursionError):

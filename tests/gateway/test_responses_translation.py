@@ -1162,6 +1162,17 @@ TRANSLATION_INVALID = [
             "tool_choice": {
                 "type": "allowed_tools",
                 "mode": "auto",
+                "tools": [{"type": "function", "name": "nope"}],
+            }
+        },
+        "tool_choice.tools[0].name",
+        id="an allowed tool that is not among the tools",
+    ),
+    pytest.param(
+        {
+            "tool_choice": {
+                "type": "allowed_tools",
+                "mode": "auto",
                 "tools": [{"type": "function", "name": ["f"]}],
             }
         },
