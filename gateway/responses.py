@@ -884,6 +884,10 @@ _encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _quote: Any = getattr(json.encoder, "c_encode_basestring_ascii", None) or (
     json.encoder.encode_basestring_ascii
 )
+# The code of a response that failed mid-stream: of the codes the SDK's ResponseError allows,
+# OpenAI's own for a failure on the server's side. A value of OpenAI's stream, not one of the
+# gateway's error codes (those are GatewayError.code, each with its Fluent message).
+FAILED_CODE = "server_error"
 TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
 
@@ -1027,7 +1031,7 @@ class StreamTranslator:
             return b""
         out = [] if self._started else self._start()
         self.status, self.failure = "failed", message
-        error = {"code": "server_error", "message": message}
+        error = {"code": FAILED_CODE, "message": message}
         out.append(self._lifecycle("response.failed", error=error))
         return b"".join(out)
 
