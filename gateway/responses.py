@@ -1023,7 +1023,8 @@ class StreamTranslator:
                 return self._join(out, self._broken(broken))
         incomplete = INCOMPLETE_REASONS.get(self._finish or "")
         self.status = "completed" if incomplete is None else "incomplete"
-        out.append(self._lifecycle("response." + self.status, incomplete=incomplete))
+        response = self._response(self.status, incomplete=incomplete)
+        out.append(self._lifecycle("response." + self.status, response))
         return b"".join(out)
 
     def fail(self, message: str) -> bytes:
@@ -1032,7 +1033,7 @@ class StreamTranslator:
         out = [] if self._started else self._start()
         self.status, self.failure = "failed", message
         error = {"code": FAILED_CODE, "message": message}
-        out.append(self._lifecycle("response.failed", error=error))
+        out.append(self._lifecycle("response.failed", self._response("failed", error=error)))
         return b"".join(out)
 
     # ----- the machinery -----------------------------------------------------------------
@@ -1054,21 +1055,12 @@ class StreamTranslator:
         self._started = True
         response = self._response("in_progress")  # the same object in both events
         return [
-            self._lifecycle("response.created", response=response),
-            self._lifecycle("response.in_progress", response=response),
+            self._lifecycle("response.created", response),
+            self._lifecycle("response.in_progress", response),
         ]
 
-    def _lifecycle(
-        self,
-        kind: str,
-        *,
-        response: str | None = None,
-        incomplete: str | None = None,
-        error: dict[str, Any] | None = None,
-    ) -> bytes:
-        """An event that carries the whole response."""
-        if response is None:
-            response = self._response(kind[9:], incomplete=incomplete, error=error)
+    def _lifecycle(self, kind: str, response: str) -> bytes:
+        """An event that carries the whole response (as JSON)."""
         seq = self._seq
         self._seq = seq + 1
         head = f'event: {kind}\ndata: {{"type":"{kind}","sequence_number":{seq},"response":'
