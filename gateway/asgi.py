@@ -228,6 +228,7 @@ class GatewayApp:
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
+        surface.check_route(body, route, rt.snapshot.upstreams)
         if not route.usable_targets():
             # Waiting the whole budget for a backend that is down helps nobody: say so now.
             raise NoHealthyBackend(

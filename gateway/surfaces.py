@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from gateway import messages
+from gateway import messages, responses
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
 
 if TYPE_CHECKING:
+    from gateway.admission import Route
     from gateway.registry import Upstream
 
 DONE_EVENT = b"data: [DONE]\n\n"
@@ -141,6 +142,9 @@ class Surface:
         """A key sent the surface's own way when there is no Authorization header."""
         return None
 
+    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
+        """Refuse, before it waits, a request no backend of its route could serve."""
+
     def plan(
         self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
     ) -> Plan:
@@ -260,3 +264,100 @@ class MessagesSurface(Surface):
 
 MESSAGES = MessagesSurface("messages", "/v1/messages", "chat")
 SURFACES[MESSAGES.path] = MESSAGES
+
+
+# ----- the OpenAI Responses surface -----------------------------------------------------------
+
+
+class ResponsesPlan(Plan):
+    """/v1/responses to a backend that serves it: passed through, usage read as it passes."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("/v1/responses", body)
+        self._native = responses.NativeUsage()
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        self.usage = responses.usage_of_answer(parsed)
+        return data
+
+    def events(self, data: bytes) -> bytes:
+        if b'"usage"' in data:
+            self._native.feed_data(data)
+            self.usage = self._native.usage
+        return data
+
+    def fail(self, error: GatewayError) -> bytes:
+        # The Responses stream's own error event (its `error` type).
+        event = {"type": "error", "code": error.code, "message": error.message, "param": None}
+        return b"event: error\ndata: " + dump(event) + b"\n\n"
+
+
+class ResponsesFromChat(Plan):
+    """/v1/responses translated: chat completions asked of the backend, its answer turned back
+    into a response, event by event as it streams."""
+
+    def __init__(self, chat: dict[str, Any], request: dict[str, Any]) -> None:
+        super().__init__("/v1/chat/completions", chat)
+        self.request = request
+        self.stream = responses.StreamTranslator(model=request["model"], request=request)
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        answer = responses.from_chat(parsed, model=self.request["model"], request=self.request)
+        self.usage = from_chat(parsed.get("usage"))
+        return dump(answer)
+
+    def events(self, data: bytes) -> bytes:
+        out = []
+        stream = self.stream
+        for event in split_events(data):
+            payload = event_data(event)
+            if payload is None:
+                continue
+            if payload.strip() == b"[DONE]":
+                out.append(stream.finish())
+            else:
+                out.append(stream.feed(_json(payload)))
+        self.usage = stream.usage
+        return b"".join(out)
+
+    def end(self) -> bytes:
+        return self.stream.finish()
+
+    def fail(self, error: GatewayError) -> bytes:
+        return self.stream.fail(error.message)
+
+
+class ResponsesSurface(Surface):
+    """OpenAI's Responses API, for Codex CLI and the openai SDK's `client.responses`."""
+
+    def parse(self, body: dict[str, Any]) -> str:
+        responses.validate(body)  # its errors are BadRequests, in this surface's envelope
+        return str(body["model"])
+
+    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
+        # State kept on a server only a native backend has; refuse before waiting for one.
+        refusal = responses.state_error(body)
+        if refusal is None:
+            return
+        if not any(
+            (up := upstreams.get(t.slot.name)) is not None and up.native("responses")
+            for t in route.usable_targets()
+        ):
+            raise refusal
+
+    def plan(
+        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+    ) -> Plan:
+        if upstream.native("responses"):
+            body = dict(client_body)
+            body["model"] = model
+            apply_mapping(body, upstream.mapping, cls)
+            return ResponsesPlan(body)
+        chat = responses.to_chat(client_body)  # refuses state it cannot keep, and says why
+        chat["model"] = model
+        apply_mapping(chat, upstream.mapping, cls)
+        return ResponsesFromChat(chat, client_body)
+
+
+RESPONSES = ResponsesSurface("responses", "/v1/responses", "chat")
+SURFACES[RESPONSES.path] = RESPONSES

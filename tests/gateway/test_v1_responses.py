@@ -1,0 +1,94 @@
+"""/v1/responses end to end with the official `openai` SDK's `client.responses`: the real app, a
+simulated engine that serves only chat completions (so the stateless subset is translated), the
+same admission and records as chat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+import pytest
+
+from gateway.models import ActivityRecord
+from tests.factories import make_token_with_secret, make_user
+from tests.gateway.conftest import add_backend
+from tests.gateway.drive import HTTP, engine_records, wait_until
+
+
+@pytest.fixture
+def key(transactional_db: None) -> str:
+    return make_token_with_secret(make_user("alice"), name="laptop")[1]
+
+
+@pytest.fixture
+def engine(make_sim: Any) -> Any:
+    server = make_sim(tokens=3, token_delay=0)
+    add_backend("solo", server.url)
+    return server
+
+
+def client(gateway: Any, key: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=gateway.v1, api_key=key, max_retries=0)
+
+
+def test_a_response_is_answered_through_translation_to_chat(gateway, engine, key):
+    answer = client(gateway, key).responses.create(
+        model="sim-small", instructions="Be brief.", input="hi there", store=False
+    )
+
+    assert answer.status == "completed"
+    assert answer.output_text == "tok0 tok1 tok2 "
+    assert answer.model == "sim-small"
+    assert (answer.usage.input_tokens, answer.usage.output_tokens) == (4, 3)
+    sent = engine_records(engine)[-1]
+    assert sent["path"] == "/v1/chat/completions"
+    assert sent["body"]["messages"][0] == {"role": "system", "content": "Be brief."}
+
+
+def test_a_streamed_response_has_the_typed_events(gateway, engine, key):
+    with client(gateway, key).responses.stream(model="sim-small", input="hi there") as stream:
+        kinds = [event.type for event in stream]
+        final = stream.get_final_response()
+
+    assert kinds[:2] == ["response.created", "response.in_progress"]
+    assert "response.output_text.delta" in kinds
+    assert kinds[-1] == "response.completed"
+    assert final.output_text == "tok0 tok1 tok2 "
+    assert final.usage.output_tokens == 3
+
+
+def test_state_a_translating_backend_cannot_keep_is_a_clear_400(gateway, engine, key):
+    for extra, param in (
+        ({"previous_response_id": "resp_123"}, "previous_response_id"),
+        ({"store": True}, "store"),
+    ):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client(gateway, key).responses.create(model="sim-small", input="hi", **extra)
+        error = refused.value.body
+        assert error["param"] == param
+        assert "keeps no" in error["message"] or "stored" in error["message"]
+    assert engine_records(engine) == []  # refused before it waited for a slot
+
+
+def test_a_malformed_responses_body_is_a_400_in_the_openai_envelope(gateway, engine, key):
+    r = HTTP.post(
+        gateway.v1 + "/responses",
+        json={"model": "sim-small", "input": 42},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert r.status_code == 400, r.text
+    assert set(r.json()["error"]) == {"message", "type", "param", "code"}
+    assert r.json()["error"]["param"] == "input"
+
+
+def test_a_response_leaves_a_record_naming_its_surface_and_usage(gateway, engine, key):
+    client(gateway, key).responses.create(model="sim-small", input="hi there")
+
+    wait_until(lambda: ActivityRecord.objects.exists(), "the record is written", 15)
+    record = ActivityRecord.objects.get()
+    assert (record.surface, record.path, record.outcome) == (
+        "responses",
+        "/v1/responses",
+        "immediate",
+    )
+    assert (record.input_tokens, record.output_tokens) == (2, 3)
