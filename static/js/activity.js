@@ -50,6 +50,18 @@ function query() {
   return params;
 }
 
+// Tokens the engine reported: input → output, and how many of the input came from its cache.
+function tokens(record) {
+  if (record.input_tokens === null && record.output_tokens === null) return t("value-none");
+  const used = t("activity-tokens-used", { input: record.input_tokens ?? 0, output: record.output_tokens ?? 0 });
+  return h(
+    "span",
+    {},
+    h("span", {}, used),
+    record.cached_tokens ? h("span", { class: "row-sub" }, t("activity-tokens-cached", { cached: record.cached_tokens })) : null,
+  );
+}
+
 function renderRow(record) {
   return h(
     "tr",
@@ -65,7 +77,15 @@ function renderRow(record) {
         h("span", { class: "row-sub" }, record.token_name ? t("activity-token", { name: record.token_name }) : t("activity-browser")),
       ),
     ),
-    cell(t("activity-model"), record.model ? h("code", {}, record.model) : t("value-none")),
+    cell(
+      t("activity-model"),
+      h(
+        "span",
+        {},
+        record.model ? h("code", {}, record.model) : t("value-none"),
+        record.surface ? h("span", { class: "row-sub" }, tOr(`surface-${record.surface}`, record.surface)) : null,
+      ),
+    ),
     cell(t("activity-backend"), record.backend || t("value-none")),
     cell(
       t("activity-class"),
@@ -80,6 +100,7 @@ function renderRow(record) {
     cell(t("activity-outcome"), badge(outcomeKind(record.outcome), outcomeName(record.outcome))),
     cell(t("activity-status"), record.status ? String(record.status) : t("value-none")),
     cell(t("activity-duration"), formatMs(record.duration_ms)),
+    cell(t("activity-tokens"), tokens(record)),
   );
 }
 

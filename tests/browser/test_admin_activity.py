@@ -155,3 +155,29 @@ def test_the_activity_page_filters_by_token_name(
     page.get_by_role("button", name="Reset").click()
     expect(page.get_by_label("Token")).to_have_value("")
     expect(rows).to_have_count(6)
+
+
+@pytest.mark.parametrize(
+    ("language", "used", "cached", "surface"),
+    [
+        ("en", "1200 in → 340 out", "800 cached", "Messages (Anthropic)"),
+        ("de", "1200 ein → 340 aus", "800 aus dem Cache", "Messages (Anthropic)"),
+    ],
+)
+def test_each_record_shows_its_surface_and_the_tokens_it_used(
+    page: Any, carol: Any, sign_in: Any, language: str, used: str, cached: str, surface: str
+) -> None:
+    from accounts.models import UserProfile
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
+    record(1, surface="messages", path="/v1/messages", input_tokens=1200, output_tokens=340,
+           cached_tokens=800)  # fmt: skip
+    record(2, outcome="refused", status=404)
+
+    sign_in(page, "carol")
+    page.goto("/admin/activity/")
+    rows = page.locator("#activity-body tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text(used)
+    expect(rows.first).to_contain_text(cached)
+    expect(rows.first).to_contain_text(surface)
