@@ -25,6 +25,8 @@ tests/gateway/test_messages_translation.py):
 - Streamed tool arguments pass on as they come (never buffered): an engine that streams invalid
   JSON makes the client's SDK fail as Anthropic's own would. A whole answer's invalid or
   non-object arguments become the input `{}`, and the tool reports what is missing.
+- A `system` message inside `messages` (mid-conversation instructions, as newer Claude models and
+  Claude Code use them) becomes a chat system message at the same place.
 - What chat completions cannot carry is refused with a 400 that says so: documents, image files,
   search results, server tools and their blocks, images in assistant turns.
 """
@@ -187,15 +189,22 @@ def _check_message(message: object, at: str) -> None:
     if not isinstance(message, dict):
         raise _invalid(f"{at}: must be an object with a role and content.")
     role = message.get("role")
-    if role != "user" and role != "assistant":
-        raise _invalid(f'{at}.role: must be "user" or "assistant".')
+    if role != "user" and role != "assistant" and role != "system":
+        raise _invalid(f'{at}.role: must be "user", "assistant" or "system".')
     content = message.get("content")
     if isinstance(content, str):
         return
     if not isinstance(content, list):
         raise _invalid(f"{at}.content: must be a string or a list of content blocks.")
     for j, block in enumerate(content):
-        _check_block(block, f"{at}.content.{j}", role)
+        if role == "system":
+            # Mid-conversation instructions (Claude Code sends them): text only, as `system`.
+            inner, kind = _typed_block(block, f"{at}.content.{j}")
+            if kind != "text":
+                raise _invalid(f"{at}.content.{j}: a system message holds text blocks only.")
+            _check_text(inner, f"{at}.content.{j}")
+        else:
+            _check_block(block, f"{at}.content.{j}", role)
 
 
 def _typed_block(block: object, at: str) -> tuple[dict[str, Any], str]:
@@ -368,6 +377,11 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
         content = message["content"]
         if message["role"] == "user":
             _user_turn(content, f"messages.{i}", messages)
+        elif message["role"] == "system":
+            # Updated instructions from here on, where chat puts them too: a system message.
+            text = _system_text(content)
+            if text:
+                messages.append({"role": "system", "content": text})
         else:
             _assistant_turn(content, f"messages.{i}", messages)
     chat: dict[str, Any] = {"model": body["model"], "messages": messages}

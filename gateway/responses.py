@@ -474,6 +474,9 @@ class _Conversation:
             raise _wrong_type(param + ".arguments", "a string", arguments)
         if not isinstance(call_id, str) or not call_id:
             raise _wrong_type(param + ".call_id", "a non-empty string", call_id)
+        namespace = item.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            name = namespace + NAMESPACE_SEP + name
         function = {"name": name, "arguments": arguments}
         call = {"id": call_id, "type": "function", "function": function}
         last = self.messages[-1] if self.messages else None
@@ -603,32 +606,94 @@ def _audio(part: dict[str, Any], where: str) -> dict[str, Any]:
     return {"type": "input_audio", "input_audio": data}
 
 
+# Tools the model cannot call through chat completions, only a hosted service can run: left out
+# on a translating backend (Codex sends web_search by default), refused only when forced.
+HOSTED_TOOLS = frozenset(
+    {
+        "web_search", "web_search_preview", "web_search_preview_2025_03_11", "file_search",
+        "code_interpreter", "computer_use_preview", "computer", "image_generation", "mcp",
+        "local_shell", "tool_search",
+    }
+)  # fmt: skip
+# A namespaced function is one chat function named namespace + NAMESPACE_SEP + name: chat
+# function names allow letters, digits, '_' and '-', so the pair survives the engine.
+NAMESPACE_SEP = "__"
+
+
 def _tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     chat: list[dict[str, Any]] = []
     for i, tool in enumerate(tools or ()):
         kind = tool["type"]
+        if kind in HOSTED_TOOLS or kind.startswith(("web_search", "computer_use")):
+            continue
+        if kind == "namespace":
+            chat.extend(_namespace_tools(tool, f"tools[{i}]"))
+            continue
         if kind != "function":
-            web = kind.startswith("web_search")
-            hint = ' In Codex, set web_search = "disabled".' if web else ""
             raise ResponsesError(
                 f"Tools of type '{kind}' cannot be translated to chat completions, which this "
                 "model's backend serves: it calls function tools only (type 'function'). "
-                f"Remove the tool from 'tools'.{hint}",
+                "Remove the tool from 'tools'.",
                 param=f"tools[{i}]",
             )
-        name = tool.get("name")
-        if not isinstance(name, str) or not name:
-            raise _wrong_type(f"tools[{i}].name", "a non-empty string", name)
-        function: dict[str, Any] = {"name": name}
-        for field, expected in (("description", str), ("parameters", dict), ("strict", bool)):
-            value = tool.get(field)
-            if value is None:
-                continue
-            if not isinstance(value, expected):
-                raise _wrong_type(f"tools[{i}].{field}", _TYPE_NAMES[expected], value)
-            function[field] = value
-        chat.append({"type": "function", "function": function})
+        chat.append(_function_tool(tool, f"tools[{i}]"))
     return chat
+
+
+def _function_tool(tool: dict[str, Any], param: str, prefix: str = "") -> dict[str, Any]:
+    name = tool.get("name")
+    if not isinstance(name, str) or not name:
+        raise _wrong_type(f"{param}.name", "a non-empty string", name)
+    function: dict[str, Any] = {"name": prefix + name}
+    for field, expected in (("description", str), ("parameters", dict), ("strict", bool)):
+        value = tool.get(field)
+        if value is None:
+            continue
+        if not isinstance(value, expected):
+            raise _wrong_type(f"{param}.{field}", _TYPE_NAMES[expected], value)
+        function[field] = value
+    return {"type": "function", "function": function}
+
+
+def _namespace_tools(tool: dict[str, Any], param: str) -> list[dict[str, Any]]:
+    """A namespace's functions, each a chat function named `<namespace>__<name>`."""
+    namespace, inner = tool.get("name"), tool.get("tools")
+    if not isinstance(namespace, str) or not namespace:
+        raise _wrong_type(f"{param}.name", "a non-empty string", namespace)
+    if not isinstance(inner, list):
+        raise _wrong_type(f"{param}.tools", "an array", inner)
+    out = []
+    for j, member in enumerate(inner):
+        at = f"{param}.tools[{j}]"
+        if not isinstance(member, dict) or member.get("type") != "function":
+            raise ResponsesError(
+                f"Only function tools inside a namespace can be translated to chat "
+                f"completions, which this model's backend serves. Remove '{at}'.",
+                param=at,
+            )
+        out.append(_function_tool(member, at, namespace + NAMESPACE_SEP))
+    return out
+
+
+def namespaces(request: object) -> frozenset[str]:
+    """The namespaces a request's tools declare (their calls come back split again)."""
+    tools = request.get("tools") if isinstance(request, dict) else None
+    if not isinstance(tools, list):
+        return frozenset()
+    return frozenset(
+        t["name"]
+        for t in tools
+        if isinstance(t, dict) and t.get("type") == "namespace" and isinstance(t.get("name"), str)
+    )
+
+
+def _split(name: str, known: frozenset[str]) -> tuple[str | None, str]:
+    """A chat function's name as (namespace, name) when it is a namespaced one."""
+    if known and NAMESPACE_SEP in name:
+        namespace, _, base = name.partition(NAMESPACE_SEP)
+        if namespace in known and base:
+            return namespace, base
+    return None, name
 
 
 _TYPE_NAMES: dict[type, str] = {str: "a string", dict: "an object", bool: "a boolean"}
@@ -795,8 +860,18 @@ def _reasoning_item(rid: str, text: str, status: str) -> dict[str, Any]:
     return {"id": rid, "type": "reasoning", "status": status, "summary": [], "content": content}
 
 
-def _call_item(fid: str, call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
-    return {
+def _call_item(
+    fid: str,
+    call_id: str,
+    name: str,
+    arguments: str,
+    status: str,
+    known: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """A function_call item; `known` are the request's namespaces, so that a namespaced
+    function's call names its namespace and its own name again."""
+    namespace, name = _split(name, known)
+    item = {
         "id": fid,
         "type": "function_call",
         "status": status,
@@ -804,6 +879,9 @@ def _call_item(fid: str, call_id: str, name: str, arguments: str, status: str) -
         "name": name,
         "arguments": arguments,
     }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return item
 
 
 def _reasoning_of(message: dict[str, Any]) -> object:
@@ -836,7 +914,8 @@ def from_chat(answer: object, *, model: str, request: object) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if reasoning:
         output.append(_reasoning_item(_new_id("rs_"), reasoning, "completed"))
-    calls = [_answer_call(call) for call in raw_calls]
+    known = namespaces(request)
+    calls = [_answer_call(call, known) for call in raw_calls]
     if content and not (calls and content.isspace()):
         output.append(_message_item(_new_id("msg_"), content, "completed"))
     output.extend(calls)
@@ -857,7 +936,7 @@ def from_chat(answer: object, *, model: str, request: object) -> dict[str, Any]:
     )
 
 
-def _answer_call(call: object) -> dict[str, Any]:
+def _answer_call(call: object, known: frozenset[str] = frozenset()) -> dict[str, Any]:
     if not isinstance(call, dict):
         raise ValueError("a tool call of the answer is not an object")
     function = call.get("function")
@@ -875,7 +954,7 @@ def _answer_call(call: object) -> dict[str, Any]:
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
         call_id = _new_id("call_")
-    return _call_item(_new_id("fc_"), call_id, name, arguments, "completed")
+    return _call_item(_new_id("fc_"), call_id, name, arguments, "completed", known)
 
 
 # ----- streams -------------------------------------------------------------------------------
@@ -899,10 +978,15 @@ def _sse(kind: str, payload: dict[str, Any]) -> bytes:
 class _Item:
     """One output item being streamed: a message, a reasoning item or a function call."""
 
-    __slots__ = ("call_id", "closed", "id", "index", "kind", "name", "parts", "prefix", "status")
+    __slots__ = (
+        "call_id", "closed", "id", "index", "kind", "known", "name", "parts", "prefix", "status",
+    )  # fmt: skip
 
-    def __init__(self, kind: str, item_id: str, index: int) -> None:
+    def __init__(
+        self, kind: str, item_id: str, index: int, known: frozenset[str] = frozenset()
+    ) -> None:
         self.kind = kind
+        self.known = known  # the request's namespaces
         self.id = item_id
         self.index = index  # its output_index
         self.parts: list[str] = []  # text, reasoning or arguments, as streamed
@@ -922,7 +1006,7 @@ class _Item:
             return _message_item(self.id, self.text(), status)
         if self.kind == "reasoning":
             return _reasoning_item(self.id, self.text(), status)
-        return _call_item(self.id, self.call_id, self.name, self.text(), status)
+        return _call_item(self.id, self.call_id, self.name, self.text(), status, self.known)
 
 
 class _Call:
@@ -949,14 +1033,16 @@ class StreamTranslator:
     """
 
     __slots__ = (
-        "_calls", "_created", "_echo", "_echo_json", "_finish", "_held", "_open", "_output", "_rid",
-        "_seq", "_started", "failure", "model", "reasoning_tokens", "status", "usage",
+        "_calls", "_created", "_echo", "_echo_json", "_finish", "_held", "_namespaces", "_open",
+        "_output", "_rid", "_seq", "_started", "failure", "model", "reasoning_tokens", "status",
+        "usage",
     )  # fmt: skip
 
     def __init__(self, *, model: str, request: object) -> None:
         self.model = model
         self._echo = _echo(request)
         self._echo_json: str | None = None
+        self._namespaces = namespaces(request)
         self._rid = _new_id("resp_")
         self._created = int(time.time())
         self._seq = 0
@@ -1130,7 +1216,7 @@ class StreamTranslator:
         out.append(self._text_delta(item, text))
 
     def _add(self, kind: str, prefix: str, out: list[bytes], call: _Call | None = None) -> _Item:
-        item = _Item(kind, _new_id(prefix), len(self._output))
+        item = _Item(kind, _new_id(prefix), len(self._output), self._namespaces)
         if call is not None:
             item.name, item.call_id = call.name or "", call.call_id or _new_id("call_")
         self._output.append(item)

@@ -148,6 +148,24 @@ def chat_body(*messages: dict[str, Any], **fields: Any) -> dict[str, Any]:
 # (vllm-project/vllm vllm/entrypoints/openai/protocol.py ChatCompletionRequest.top_k). The
 # billing block is the one vLLM drops for the same reason (vllm/entrypoints/anthropic/serving.py).
 REQUESTS = [
+    # Mid-conversation system messages: platform.claude.com/docs/en/about-claude/models/
+    # whats-new-claude-4-8 ("role: system messages immediately after a user turn"); Claude Code
+    # 2.1 sends one as messages[1] (captured from a real run against the gateway).
+    pytest.param(
+        messages_body(
+            messages=[
+                {"role": "user", "content": "Hi"},
+                {"role": "system", "content": [{"type": "text", "text": "Agents: claude."}]},
+                {"role": "user", "content": "Go on."},
+            ]
+        ),
+        chat_body(
+            {"role": "user", "content": "Hi"},
+            {"role": "system", "content": "Agents: claude."},
+            {"role": "user", "content": "Go on."},
+        ),
+        id="a system message mid-conversation stays where it is",
+    ),
     pytest.param(
         messages_body(system="You are a pirate.", messages=[{"role": "user", "content": "Hi"}]),
         chat_body(
@@ -717,9 +735,16 @@ INVALID = [
     pytest.param(messages_body(messages={"role": "user"}), "messages:", id="messages an object"),
     pytest.param(messages_body(messages=["hi"]), "messages.0:", id="a message that is a string"),
     pytest.param(
-        messages_body(messages=[{"role": "system", "content": "x"}]),
+        messages_body(messages=[{"role": "robot", "content": "x"}]),
         "messages.0.role:",
-        id="a system role",
+        id="an unknown role",
+    ),
+    pytest.param(
+        messages_body(
+            messages=[{"role": "system", "content": [{"type": "image", "source": {}}]}]
+        ),
+        "messages.0.content.0:",
+        id="a system message with an image",
     ),
     pytest.param(user(42), "messages.0.content:", id="content a number"),
     pytest.param(user([{"text": "x"}]), "messages.0.content.0.type:", id="a block without type"),
@@ -1705,7 +1730,7 @@ def test_native_usage_reads_message_start_then_the_cumulative_message_delta() ->
     reader = NativeUsage()
     for _, data in events_of(NATIVE_STREAM):
         reader.feed(data)
-    assert reader.usage == Usage(25, 15, 7)
+    assert reader.usage == Usage(32, 15, 7)  # input_tokens 25 + 7 read from the cache
 
 
 def test_native_usage_reads_the_same_from_the_bytes_event_by_event() -> None:
@@ -1713,10 +1738,10 @@ def test_native_usage_reads_the_same_from_the_bytes_event_by_event() -> None:
     events = NATIVE_STREAM.split(b"\n\n")
     for event in events[:-1]:
         reader.feed_sse(event + b"\n\n")
-    assert reader.usage == Usage(25, 15, 7)
+    assert reader.usage == Usage(32, 15, 7)  # input_tokens 25 + 7 read from the cache
     whole = NativeUsage()
     whole.feed_sse(NATIVE_STREAM.replace(b"\n", b"\r\n"))
-    assert whole.usage == Usage(25, 15, 7)
+    assert whole.usage == Usage(32, 15, 7)
 
 
 def test_a_message_delta_with_input_counts_overrides_message_starts() -> None:
@@ -1730,7 +1755,7 @@ def test_a_message_delta_with_input_counts_overrides_message_starts() -> None:
             "usage": {"input_tokens": 472, "output_tokens": 9, "cache_read_input_tokens": 3},
         }
     )
-    assert reader.usage == Usage(472, 9, 3)
+    assert reader.usage == Usage(475, 9, 3)
 
 
 def test_a_message_delta_alone_is_usage_enough() -> None:

@@ -827,53 +827,6 @@ def test_a_request_that_needs_server_state_is_refused_with_what_and_why(
 # response_input_file_param.py, response_input_image_param.py (file_id), response_includable.py.
 UNTRANSLATABLE = [
     pytest.param(
-        {"tools": [{"type": "web_search", "external_web_access": False}]},
-        "tools[0]",
-        "web_search",
-        id="Codex's web_search tool",
-    ),
-    pytest.param(
-        {"tools": [WEATHER_TOOL, {"type": "file_search", "vector_store_ids": ["vs_1"]}]},
-        "tools[1]",
-        "file_search",
-        id="file_search",
-    ),
-    pytest.param(
-        {
-            "tools": [
-                {
-                    "type": "computer_use_preview",
-                    "display_width": 1024,
-                    "display_height": 768,
-                    "environment": "browser",
-                }
-            ]
-        },
-        "tools[0]",
-        "computer_use_preview",
-        id="computer use",
-    ),
-    pytest.param(
-        {"tools": [{"type": "code_interpreter", "container": {"type": "auto"}}]},
-        "tools[0]",
-        "code_interpreter",
-        id="code_interpreter",
-    ),
-    pytest.param(
-        {
-            "tools": [
-                {
-                    "type": "mcp",
-                    "server_label": "deepwiki",
-                    "server_url": "https://mcp.deepwiki.com/mcp",
-                }
-            ]
-        },
-        "tools[0]",
-        "mcp",
-        id="an MCP server",
-    ),
-    pytest.param(
         {
             "tools": [
                 {
@@ -992,10 +945,165 @@ def test_what_chat_completions_cannot_express_is_a_clear_400(
     assert says in refused.value.message
 
 
-def test_the_web_search_refusal_tells_a_codex_user_what_to_change() -> None:
-    with pytest.raises(ResponsesError) as refused:
-        to_chat({"model": "m", "input": "hi", "tools": [{"type": "web_search"}]})
-    assert 'web_search = "disabled"' in refused.value.message
+# Hosted tools only a hosted service runs (the same sources as UNTRANSLATABLE): a model behind
+# chat completions cannot call them, so they are left out; Codex sends web_search by default.
+HOSTED = [
+    pytest.param(
+        {"tools": [{"type": "web_search", "external_web_access": False}]},
+        "tools[0]",
+        "web_search",
+        id="Codex's web_search tool",
+    ),
+    pytest.param(
+        {"tools": [WEATHER_TOOL, {"type": "file_search", "vector_store_ids": ["vs_1"]}]},
+        "tools[1]",
+        "file_search",
+        id="file_search",
+    ),
+    pytest.param(
+        {
+            "tools": [
+                {
+                    "type": "computer_use_preview",
+                    "display_width": 1024,
+                    "display_height": 768,
+                    "environment": "browser",
+                }
+            ]
+        },
+        "tools[0]",
+        "computer_use_preview",
+        id="computer use",
+    ),
+    pytest.param(
+        {"tools": [{"type": "code_interpreter", "container": {"type": "auto"}}]},
+        "tools[0]",
+        "code_interpreter",
+        id="code_interpreter",
+    ),
+    pytest.param(
+        {
+            "tools": [
+                {
+                    "type": "mcp",
+                    "server_label": "deepwiki",
+                    "server_url": "https://mcp.deepwiki.com/mcp",
+                }
+            ]
+        },
+        "tools[0]",
+        "mcp",
+        id="an MCP server",
+    ),
+]
+
+
+@pytest.mark.parametrize(("extra", "param", "kind"), HOSTED)
+def test_hosted_tools_are_left_out_of_the_chat_request(extra, param, kind) -> None:
+    chat = to_chat({"model": "m", "input": "hi", **extra})
+    names = [tool["function"]["name"] for tool in chat.get("tools", [])]
+    assert names == (["get_weather"] if len(extra["tools"]) > 1 else [])
+
+
+# Namespaces: openai-python src/openai/types/responses/namespace_tool.py ("Groups function/custom
+# tools under a shared namespace"; "the namespace name used in tool calls") and
+# response_function_tool_call.py (`namespace`); Codex 0.171 sends its sub-agent tools as the
+# namespace multi_agent_v1 (captured from a real run against the gateway).
+AGENTS = {
+    "type": "namespace",
+    "name": "multi_agent_v1",
+    "description": "Tools for spawning and managing sub-agents.",
+    "tools": [
+        {
+            "type": "function",
+            "name": "close_agent",
+            "description": "Close an agent.",
+            "parameters": {"type": "object", "properties": {"id": {"type": "string"}}},
+        }
+    ],
+}
+
+
+def test_a_namespace_of_functions_becomes_chat_functions_named_by_namespace_and_name() -> None:
+    chat = to_chat({"model": "m", "input": "hi", "tools": [WEATHER_TOOL, AGENTS]})
+    assert [tool["function"]["name"] for tool in chat["tools"]] == [
+        "get_weather",
+        "multi_agent_v1__close_agent",
+    ]
+    assert chat["tools"][1]["function"]["description"] == "Close an agent."
+
+
+def test_a_call_to_a_namespaced_function_names_its_namespace_again() -> None:
+    request = {"model": "m", "input": "hi", "tools": [AGENTS]}
+    answer = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {
+                                "name": "multi_agent_v1__close_agent",
+                                "arguments": '{"id": "a1"}',
+                            },
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    (call,) = from_chat(answer, model="m", request=request)["output"]
+    assert (call["namespace"], call["name"], call["call_id"]) == (
+        "multi_agent_v1",
+        "close_agent",
+        "call_1",
+    )
+    # And back in the next turn's input, as Codex sends it.
+    follow_up = to_chat(
+        {
+            "model": "m",
+            "tools": [AGENTS],
+            "input": [
+                {"role": "user", "content": "hi"},
+                {**call, "type": "function_call"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "closed"},
+            ],
+        }
+    )
+    sent = follow_up["messages"][1]["tool_calls"][0]["function"]
+    assert sent == {"name": "multi_agent_v1__close_agent", "arguments": '{"id": "a1"}'}
+
+
+def test_a_streamed_call_to_a_namespaced_function_names_its_namespace_again() -> None:
+    request = {"model": "m", "input": "hi", "tools": [AGENTS], "stream": True}
+    stream = StreamTranslator(model="m", request=request)
+    delta = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "multi_agent_v1__close_agent", "arguments": "{}"},
+    }
+    chunk = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"tool_calls": [delta]}, "finish_reason": "tool_calls"}],
+    }
+    data = stream.feed(chunk) + stream.finish()
+    done = [
+        json.loads(line.removeprefix(b"data: "))
+        for line in data.split(b"\n")
+        if line.startswith(b"data: ") and b"response.output_item.done" in line
+    ]
+    assert [(d["item"]["namespace"], d["item"]["name"]) for d in done] == [
+        ("multi_agent_v1", "close_agent")
+    ]
 
 
 # Types and ranges of response_create_params.py (temperature "between 0 and 2", top_p,
