@@ -62,6 +62,12 @@ class HeldFailure:
                 length = int(found.group(1)) if found else 0
                 while len(body) < length:
                     body += conn.recv(65536)
+                if not head.startswith(b"POST /v1/chat/completions "):
+                    # Detection and health probes: nothing is served there, at once.
+                    conn.sendall(
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    )
+                    continue
                 self.received.set()
                 self.fail.wait(10)
                 conn.sendall(
