@@ -1440,27 +1440,18 @@ class _Record:
 
 
 class _Job:
-    """What one generation request asks the engine to generate.
+    """What one plain chat or completion request asks the engine to generate: n tokens.
 
-    A plain chat or completion is n tokens of tok0 tok1 ...; `turn` is set when the request
-    asks for more (tools, stop sequences, another surface). `body`, `ident` and `store` serve
-    the surfaces that echo the request or keep the answer (/v1/responses).
+    The class attributes are what a plain job lacks; a _TurnJob has them of its own.
     """
 
-    __slots__ = (
-        "body",
-        "cached",
-        "chat",
-        "finish",
-        "ident",
-        "model",
-        "n",
-        "priority",
-        "prompt_tokens",
-        "store",
-        "turn",
-        "usage_chunk",
-    )
+    __slots__ = ("chat", "finish", "model", "n", "priority", "prompt_tokens", "usage_chunk")
+
+    turn: _Turn | None = None
+    cached: int | None = None
+    body: dict[str, Any] | None = None
+    ident = ""
+    store = False
 
     def __init__(
         self,
@@ -1472,11 +1463,6 @@ class _Job:
         prompt_tokens: int,
         priority: int | None,
         usage_chunk: bool,
-        cached: int | None = None,
-        turn: _Turn | None = None,
-        body: dict[str, Any] | None = None,
-        ident: str = "",
-        store: bool = False,
     ) -> None:
         self.chat = chat
         self.model = model
@@ -1485,11 +1471,6 @@ class _Job:
         self.prompt_tokens = prompt_tokens
         self.priority = priority
         self.usage_chunk = usage_chunk
-        self.cached = cached
-        self.turn = turn
-        self.body = body
-        self.ident = ident
-        self.store = store
 
     def cached_tokens(self) -> int:
         return 0 if self.cached is None else min(self.cached, self.prompt_tokens)
@@ -1503,6 +1484,47 @@ class _Job:
         if self.cached is not None:
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens()}
         return usage
+
+
+class _TurnJob(_Job):
+    """A job that asks for more than plain tokens: a turn (tools, stop sequences, another
+    surface), cached usage, or the request echoed and kept (`body`, `ident`, `store`).
+
+    Apart from _Job so that the instant engine's plain requests never pay for these fields.
+    """
+
+    __slots__ = ("body", "cached", "ident", "store", "turn")
+
+    def __init__(
+        self,
+        *,
+        chat: bool,
+        model: str,
+        n: int,
+        finish: str,
+        prompt_tokens: int,
+        priority: int | None,
+        usage_chunk: bool,
+        cached: int | None,
+        turn: _Turn | None,
+        body: dict[str, Any] | None = None,
+        ident: str = "",
+        store: bool = False,
+    ) -> None:
+        super().__init__(
+            chat=chat,
+            model=model,
+            n=n,
+            finish=finish,
+            prompt_tokens=prompt_tokens,
+            priority=priority,
+            usage_chunk=usage_chunk,
+        )
+        self.cached = cached
+        self.turn = turn
+        self.body = body
+        self.ident = ident
+        self.store = store
 
 
 class _Disconnected(Exception):
@@ -2089,31 +2111,45 @@ class SimEngine:
                 n = max(limit, 0)
                 finish = "length"
             options = body.get("stream_options")
-            job = _Job(
-                chat=chat,
-                model=model,
-                n=n,
-                finish=finish,
-                prompt_tokens=_prompt_words(prompt),
-                priority=_priority_of(body),
-                usage_chunk=isinstance(options, dict) and options.get("include_usage") is True,
-                cached=cfg.cached_tokens,
-            )
-            if len(_tok_json) < n:
-                _tokens(n)
+            usage_chunk = isinstance(options, dict) and options.get("include_usage") is True
             tools = body.get("tools")
             stop = body.get("stop")
-            # Plain requests carry neither: only these pay for planning a turn.
-            if tools or stop:
+            job: _Job
+            # Plain requests carry neither and report no cache: only the others pay for more.
+            if tools or stop or cfg.cached_tokens is not None:
                 try:
-                    job.turn = self._chat_turn(body, chat, tools, stop, limit)
+                    turn = (
+                        self._chat_turn(body, chat, tools, stop, limit) if tools or stop else None
+                    )
                 except _BadTurn as exc:
                     error = _error_body(
                         str(exc), "invalid_request_error", "invalid_tool_choice", "tool_choice"
                     )
                     await self._finish(send, record, 400, error)
                     return
-                job.n = job.turn.generated
+                job = _TurnJob(
+                    chat=chat,
+                    model=model,
+                    n=n if turn is None else turn.generated,
+                    finish=finish,
+                    prompt_tokens=_prompt_words(prompt),
+                    priority=_priority_of(body),
+                    usage_chunk=usage_chunk,
+                    cached=cfg.cached_tokens,
+                    turn=turn,
+                )
+            else:
+                job = _Job(
+                    chat=chat,
+                    model=model,
+                    n=n,
+                    finish=finish,
+                    prompt_tokens=_prompt_words(prompt),
+                    priority=_priority_of(body),
+                    usage_chunk=usage_chunk,
+                )
+            if len(_tok_json) < n:
+                _tokens(n)
             stream = body.get("stream") is True
             delay = cfg.token_delay
             if cfg.directives and await self._with_fault(
@@ -2530,7 +2566,7 @@ class SimEngine:
             await self._finish(send, record, 400, _MESSAGES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = _Job(
+        job = _TurnJob(
             chat=True,
             model=body["model"],
             n=turn.generated,
@@ -2649,7 +2685,7 @@ class SimEngine:
             await self._finish(send, record, 400, _RESPONSES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = _Job(
+        job = _TurnJob(
             chat=True,
             model=body["model"],
             n=turn.generated,
