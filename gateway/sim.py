@@ -1324,6 +1324,7 @@ class _Surface:
     def stream(
         self, engine: SimEngine, send: Send, record: _Record, job: _Job, delay: float
     ) -> Coroutine[Any, Any, bytes | None]:
+        # Only a plain chat job has no turn; every other streams its surface's events.
         if job.turn is None:
             return engine._stream(send, record, job, delay)
         return engine._stream_events(send, record, job, delay, self)
@@ -1357,11 +1358,6 @@ class _Messages(_Surface):
     def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
         return _message_events(job, engine.config.server_info == "vllm")
 
-    def stream(
-        self, engine: SimEngine, send: Send, record: _Record, job: _Job, delay: float
-    ) -> Coroutine[Any, Any, bytes | None]:
-        return engine._stream_events(send, record, job, delay, self)
-
 
 class _Responses(_Surface):
     tail = b""
@@ -1388,11 +1384,6 @@ class _Responses(_Surface):
 
     def sent(self, engine: SimEngine, job: _Job) -> None:
         engine._keep(job)
-
-    def stream(
-        self, engine: SimEngine, send: Send, record: _Record, job: _Job, delay: float
-    ) -> Coroutine[Any, Any, bytes | None]:
-        return engine._stream_events(send, record, job, delay, self)
 
 
 _CHAT = _Surface()
