@@ -448,6 +448,9 @@ async def test_the_config_endpoint_rejects_unknown_or_mistyped_settings(
         {"sglang_version": "latest"},
         {"max_queued_requests": -1},
         {"directives": "yes"},
+        {"messages": 1},
+        {"tool_calls": 0},
+        {"cached_tokens": "3"},
         # The flag SGLang reports is the one the sim obeys: there is no second one.
         {"sglang_priority": True},
     )
