@@ -37,7 +37,7 @@ from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
 from gateway.registry import Upstream
-from gateway.surfaces import Plan, Surface, event_data, split_events
+from gateway.surfaces import Plan, Surface, dump, event_data, split_events
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -80,6 +80,72 @@ class Timeouts:
     idle: float = 60.0  # between two chunks of an answer that has started
     stalled_client: float = STALLED_CLIENT_SECS
 
+    @property
+    def client(self) -> aiohttp.ClientTimeout:
+        """aiohttp's part (connecting); the rest is the watchdog's. Made once, not per request."""
+        return _client_timeout(self.connect)
+
+    @property
+    def resolution(self) -> float:
+        """How often the watchdog looks: a quarter of the shortest bound, within 50 ms .. 1 s."""
+        shortest = min(self.first_byte, self.idle, self.stalled_client)
+        return max(0.05, min(1.0, shortest / 4))
+
+
+@functools.lru_cache(maxsize=8)
+def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=None)
+
+
+class Watchdog:
+    """One timer for every relay on an event loop, instead of one (or two) per request: it looks
+    at each active relay's progress marks a few times per shortest bound and cuts short the
+    ones that made none in time (no first byte, an idle engine, a client that stopped
+    reading). A relay costs the request path two time stamps per chunk and a set entry."""
+
+    _of: dict[asyncio.AbstractEventLoop, Watchdog] = {}
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.relays: set[Relay] = set()
+        self.resolution = 1.0
+        self._handle: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> Watchdog:
+        watchdog = cls._of.get(loop)
+        if watchdog is None:
+            for old in [other for other in cls._of if other.is_closed()]:
+                del cls._of[old]
+            watchdog = cls._of[loop] = cls(loop)
+        return watchdog
+
+    def watch(self, relay: Relay) -> None:
+        self.relays.add(relay)
+        resolution = relay.timeouts.resolution
+        if self._handle is None or resolution < self.resolution:
+            if self._handle is not None:
+                self._handle.cancel()
+            self.resolution = resolution
+            self._handle = self.loop.call_later(resolution, self._tick)
+
+    def forget(self, relay: Relay) -> None:
+        self.relays.discard(relay)
+
+    def _tick(self) -> None:
+        self._handle = None
+        if not self.relays:
+            self.resolution = 1.0
+            return
+        now = self.loop.time()
+        resolution = 1.0
+        for relay in list(self.relays):
+            relay.check(now)
+            resolution = min(resolution, relay.timeouts.resolution)
+        self.resolution = resolution
+        self._handle = self.loop.call_later(resolution, self._tick)
+
+
 
 # Why a relay was cut short by its watchdog or its client.
 _CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE = range(4)
@@ -90,7 +156,7 @@ class Relay:
     left), raises `Retryable`, a `GatewayError` before the answer started, or `DropConnection`."""
 
     __slots__ = (
-        "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_timer",
+        "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_watchdog",
         "acquired", "active", "body_kind", "gone", "plan", "record", "send", "session",
         "started", "timeouts", "upstream",
     )  # fmt: skip
@@ -120,7 +186,7 @@ class Relay:
         self._abort: int | None = None
         self._task: asyncio.Task[Any] | None = None
         self._loop = asyncio.get_running_loop()
-        self._timer: asyncio.TimerHandle | None = None
+        self._watchdog: Watchdog | None = None
         self._mark = 0.0  # loop time of the last progress (request sent, chunk in, chunk out)
         self._sending = False  # a send to the client is in progress
         self._pending = b""  # the start of an event not yet complete
@@ -140,8 +206,8 @@ class Relay:
             await self._relay(payload, self.plan.path)
         finally:
             self.active = False
-            if self._timer is not None:
-                self._timer.cancel()
+            if self._watchdog is not None:
+                self._watchdog.forget(self)
             self.gone.remove_done_callback(self._client_left)
             self.acquired.release()
             usage = self.plan.usage
@@ -156,8 +222,8 @@ class Relay:
         try:
             if large:
                 loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(None, dump_body, body)  # type: ignore[no-any-return]
-            return dump_body(body)
+                return await loop.run_in_executor(None, dump, body)  # type: ignore[no-any-return]
+            return dump(body)
         except RecursionError:
             # It decoded at a shallower stack; re-encoding here may still run out of it.
             raise BadRequest("The request body is nested too deeply.") from None
@@ -175,7 +241,8 @@ class Relay:
         self.active = True
         self.gone.add_done_callback(self._client_left)
         self._mark = self._loop.time()
-        self._arm(self.timeouts.first_byte)
+        self._watchdog = Watchdog.of(self._loop)
+        self._watchdog.watch(self)
         resp: aiohttp.ClientResponse | None = None
         try:
             try:
@@ -184,9 +251,7 @@ class Relay:
                     data=payload,
                     headers=up.headers,
                     allow_redirects=False,
-                    timeout=aiohttp.ClientTimeout(
-                        total=None, sock_connect=self.timeouts.connect, sock_read=None
-                    ),
+                    timeout=self.timeouts.client,
                 )
             except _UPSTREAM_FAULTS as err:
                 raise self._retryable(f"{type(err).__name__} before answering") from None
@@ -355,7 +420,7 @@ class Relay:
         record = self.record
         record.first_byte_ms = (time.time() - record.started) * 1000
         self.started = True
-        self._flowing()
+        self._mark = self._loop.time()  # the answer started: idle and stall bounds from now
         await self.send({"type": "http.response.start", "status": resp.status, "headers": headers})
 
     def _headers(self, resp: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
@@ -419,17 +484,8 @@ class Relay:
 
     # ----- the watchdog and the client ------------------------------------------------------
 
-    def _arm(self, after: float) -> None:
-        self._timer = self._loop.call_at(self._mark + after, self._check)
-
-    def _flowing(self) -> None:
-        """The answer started: from now on the idle and stalled-client bounds apply."""
-        if self._timer is not None:
-            self._timer.cancel()
-        self._mark = self._loop.time()
-        self._arm(min(self.timeouts.idle, self.timeouts.stalled_client))
-
-    def _check(self) -> None:
+    def check(self, now: float) -> None:
+        """The watchdog's look at this relay: cut it short when it made no progress in time."""
         if not self.active:
             return
         t = self.timeouts
@@ -439,12 +495,8 @@ class Relay:
             limit, reason = t.stalled_client, _CLIENT_STALLED
         else:
             limit, reason = t.idle, _UPSTREAM_IDLE
-        loop = self._loop
-        if loop.time() >= self._mark + limit:
+        if now >= self._mark + limit:
             self._cancel(reason)
-        else:
-            step = limit if not self.started else min(t.idle, t.stalled_client)
-            self._timer = loop.call_at(min(self._mark + limit, loop.time() + step), self._check)
 
     def _client_left(self, _: object) -> None:
         if self.active:
@@ -482,10 +534,6 @@ def _after(data: bytes, separator: bytes) -> int:
     """The index just past the last `separator` in `data`, or 0."""
     at = data.rfind(separator)
     return 0 if at < 0 else at + len(separator)
-
-
-def dump_body(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
 
 
 class _ResponseHandler(ResponseHandler):

@@ -24,8 +24,12 @@ DONE_EVENT = b"data: [DONE]\n\n"
 _USAGE_MARKS = (b'"usage":{', b'"usage": {')
 
 
+# Made once: json.dumps with an option builds a new encoder on every call.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def dump(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
+    return _encode(body).encode()
 
 
 def split_events(data: bytes) -> list[bytes]:
