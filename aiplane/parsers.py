@@ -3,7 +3,8 @@
 DRF's own JSONParser turns only ValueError into a ParseError, so a deeply nested body escapes as
 RecursionError (a 500), and strings with unpaired surrogates or numbers beyond a double get
 through to the views, where the database or the renderer fails on them later. This parser
-refuses all of them at the door, for every view, with DRF's ParseError (code parse_error):
+refuses all of them at the door, for every view, with DRF's ParseError (code parse_error);
+`decode` is the same rule without DRF, raising NotJson:
 
 - more than MAX_DEPTH levels of arrays and objects (the stdlib decoder recurses per level);
 - text that does not decode in the declared charset (UTF-8 unless the request says otherwise);
@@ -54,13 +55,13 @@ def _integer(text: str) -> int:
         raise ValueError(f"a number is too long ({len(text)} characters)") from None
 
 
-def _refuse(reason: str) -> exceptions.ParseError:
-    return exceptions.ParseError(f"JSON parse error - {reason}")
+class NotJson(ValueError):
+    """Why a body is not a document this parser accepts; the DRF parser makes it a ParseError."""
 
 
 def _check_text(text: str) -> None:
     if not text.isascii() and _SURROGATE.search(text):
-        raise _refuse("a string holds an unpaired surrogate")
+        raise NotJson("a string holds an unpaired surrogate")
 
 
 def check_document(document: Any) -> None:
@@ -77,7 +78,7 @@ def check_document(document: Any) -> None:
         if not isinstance(value, dict | list):
             continue
         if depth > MAX_DEPTH:
-            raise _refuse(f"the body nests deeper than {MAX_DEPTH} levels")
+            raise NotJson(f"the body nests deeper than {MAX_DEPTH} levels")
         if isinstance(value, dict):
             for key, item in value.items():
                 _check_text(key)
@@ -87,19 +88,19 @@ def check_document(document: Any) -> None:
 
 
 def decode(raw: bytes, encoding: str = "utf-8") -> Any:
-    """The document in `raw`, or a ParseError saying what is wrong with it."""
+    """The document in `raw`, or NotJson saying what is wrong with it (no DRF needed here)."""
     try:
         text = raw.decode(encoding)
     except (UnicodeError, LookupError) as exc:
-        raise _refuse(str(exc)) from None
+        raise NotJson(str(exc)) from None
     try:
         document = json.loads(
             text, parse_constant=_not_json, parse_float=_finite, parse_int=_integer
         )
     except RecursionError:
-        raise _refuse(f"the body nests deeper than {MAX_DEPTH} levels") from None
+        raise NotJson(f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # JSONDecodeError, or one of the hooks above
-        raise _refuse(str(exc)) from None
+        raise NotJson(str(exc)) from None
     check_document(document)
     return document
 
@@ -121,4 +122,7 @@ class JSONParser(parsers.BaseParser):
         raw = stream.read() if limit is None else stream.read(limit + 1)
         if limit is not None and len(raw) > limit:
             raise BodyTooLarge()
-        return decode(raw, encoding)
+        try:
+            return decode(raw, encoding)
+        except NotJson as why:
+            raise exceptions.ParseError(f"JSON parse error - {why}") from None
