@@ -7,6 +7,7 @@ construction implies, so the document cannot drift from the code:
 401  a permission other than AllowAny (nobody signed in)
 403  an administrators-only permission (not_admin), or an unsafe method under session
      authentication (csrf_failed)
+415  a POST under session authentication (the CSRF check parses a form body)
 400  a request body (parse_error and field rules), with 413 (too large) and 415 (not JSON)
 404  a path parameter (nothing by that id or name, or not yours)
 429  a throttle
@@ -52,6 +53,10 @@ class AutoSchema(openapi.AutoSchema):
         sessions = any(isinstance(a, SessionAuthentication) for a in view.get_authenticators())
         if self.method in UNSAFE and sessions:
             statuses.add(403)
+        if self.method == "POST" and sessions:
+            # Django's CSRF check reads request.POST, which DRF parses: a form body is refused
+            # (415) even where the view itself never reads one.
+            statuses.add(415)
         if self.method in BODIED and self.get_request_serializer() is not None:
             statuses.update({400, 413, 415})
         if "{" in self.path:

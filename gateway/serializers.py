@@ -88,7 +88,7 @@ class BoolField(StrictField):
         return data
 
 
-class ChoiceField(StrictField):
+class OneOfField(StrictField):
     def __init__(self, *, choices: tuple[str, ...], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.choices = choices
@@ -367,8 +367,8 @@ class PoolIn(JsonObjectSerializer):
     """Create or update by name; members and the fallback must exist."""
 
     name = NameField()
-    kind = ChoiceField(choices=KINDS, required=False)
-    strategy = ChoiceField(choices=STRATEGIES, required=False)
+    kind = OneOfField(choices=KINDS, required=False)
+    strategy = OneOfField(choices=STRATEGIES, required=False)
     allowed_groups = GroupNamesField(
         what="group", code="unknown_group", required=False, help_text="Empty: everyone."
     )
@@ -456,12 +456,23 @@ class TimeFilter(FilterField):
             raise refusal from None
 
 
+class ClassFilter(FilterField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._spectacular_annotation = {"field": {"type": "string", "enum": list(CLASS_NAMES)}}
+
+    def to_internal_value(self, data: Any) -> str:
+        if data not in CLASS_NAMES:
+            raise self.refuse("class must be low, medium or high.")
+        return str(data)
+
+
 class ActivityQueryIn(serializers.Serializer):
     user = TextFilter(required=False, help_text="A username.")
     token = TextFilter(required=False, help_text="A token id, or a token's name.")
     model = TextFilter(required=False)
     # "class" is a keyword: the field is added under its name in get_fields.
-    outcome = ChoiceField(choices=OUTCOMES, required=False)
+    outcome = OneOfField(choices=OUTCOMES, required=False)
     since = TimeFilter(required=False, help_text="From this time (ISO 8601), inclusive.")
     until = TimeFilter(required=False, help_text="Before this time (ISO 8601).")
     page = PageFilter(maximum=MAX_PAGE, required=False, default=1, help_text="From 1.")
@@ -476,17 +487,6 @@ class ActivityQueryIn(serializers.Serializer):
     def to_internal_value(self, data: Any) -> Any:
         # An empty parameter is no filter at all, as it always was.
         return super().to_internal_value({k: v for k, v in data.items() if v != ""})
-
-
-class ClassFilter(FilterField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._spectacular_annotation = {"field": {"type": "string", "enum": list(CLASS_NAMES)}}
-
-    def to_internal_value(self, data: Any) -> str:
-        if data not in CLASS_NAMES:
-            raise self.refuse("class must be low, medium or high.")
-        return str(data)
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})
