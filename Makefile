@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVER ?= uvicorn
 
-.PHONY: serve test test-postgres lint bench venv clean
+.PHONY: serve test test-postgres lint bench fuzz venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ test-postgres: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+# The long forms of the property-based fuzzers of /api/v0 and /v1 (`make test` runs the short ones).
+fuzz: $(STAMP)
+	AIPLANE_FUZZ=long $(PY) -m pytest tests/accounts/test_fuzz_api.py tests/gateway/test_v1_fuzz.py
 
 bench: $(STAMP)
 	$(PY) bench/overhead.py --observability both

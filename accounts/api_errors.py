@@ -3,7 +3,8 @@
 ApiError                 raised by services and views: status, code, message, param, type
 exception_handler        DRF: ValidationError 400, NotAuthenticated 401, PermissionDenied 403
                          (CSRF failures get code "csrf_failed"), NotFound/Http404 404, ...
-not_found, server_error  Django's handler404/handler500 for /api/ paths
+bad_request, not_found,  Django's handler400/404/500 for /api/ paths (400: what Django
+server_error             refuses before any view runs, such as a Host header not served here)
 csrf_failure             Django's CSRF_FAILURE_VIEW for /api/ paths
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults as django_defaults
@@ -130,6 +132,18 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | 
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: the envelope under /api/, Django's page elsewhere."""
+    if not _is_api(request):
+        return django_defaults.bad_request(request, exception or Exception())
+    message, code = "The request is not valid.", "invalid_request"
+    if isinstance(exception, DisallowedHost):
+        message = "This server does not answer for that Host."
+    elif isinstance(exception, RequestDataTooBig | TooManyFieldsSent):
+        message, code = "The request body is too large.", "request_too_large"
+    return JsonResponse(error_body(message, "invalid_request_error", code), status=400)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -216,7 +216,7 @@ class UserListOut(serializers.Serializer):
 
 class UserCreateIn(serializers.Serializer):
     username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
     password = serializers.CharField(
         required=False, allow_null=True, default=None, trim_whitespace=False, max_length=4096
     )
@@ -225,7 +225,7 @@ class UserCreateIn(serializers.Serializer):
 
 class UserUpdateIn(serializers.Serializer):
     username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150, required=False)
-    email = serializers.EmailField(required=False, allow_blank=True)
+    email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)
     is_active = serializers.BooleanField(required=False)
 

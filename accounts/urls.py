@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from accounts import api
+from aiplane import converters  # noqa: F401  (registers the <name:...> converter)
 
 app_name = "accounts"
 
@@ -20,7 +21,7 @@ urlpatterns = [
     path("tokens/<int:token_id>/revoke", api.TokenRevokeApi.as_view(), name="token-revoke"),
     path("tokens/<int:token_id>/rotate", api.TokenRotateApi.as_view(), name="token-rotate"),
     path("admin/groups", api.AdminGroupsApi.as_view(), name="admin-groups"),
-    path("admin/groups/<str:name>", api.AdminGroupItemApi.as_view(), name="admin-group"),
+    path("admin/groups/<name:name>", api.AdminGroupItemApi.as_view(), name="admin-group"),
     path("admin/users", api.AdminUsersApi.as_view(), name="admin-users"),
     path("admin/users/<int:user_id>", api.AdminUserItemApi.as_view(), name="admin-user"),
     path("admin/tokens", api.AdminTokensApi.as_view(), name="admin-tokens"),

@@ -206,9 +206,9 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.api_auth.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["aiplane.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "accounts.api_errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "aiplane.schema.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -218,7 +218,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v0",
-    "ENUM_NAME_OVERRIDES": {"PriorityEnum": ["low", "medium", "high"]},
+    "ENUM_NAME_OVERRIDES": {
+        "PriorityEnum": ["low", "medium", "high"],
+        "PoolKindEnum": ["chat", "embedding"],
+        "SettingKindEnum": ["bool", "int", "choice"],
+    },
+    # The <name:...> segment of aiplane/converters.py (tests/accounts/test_openapi.py checks).
+    "PATH_CONVERTER_OVERRIDES": {
+        "name": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"}
+    },
 }
 
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -14,5 +14,6 @@ urlpatterns = [
 ]
 
 # Under /api/ these answer in the error envelope; elsewhere they render the usual pages.
+handler400 = "accounts.api_errors.bad_request"
 handler404 = "accounts.api_errors.not_found"
 handler500 = "accounts.api_errors.server_error"

@@ -4,21 +4,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
+from accounts.serializers import ErrorOut
 from gateway import topology
 from gateway.models import Backend, Pool
-from gateway.outcomes import Outcome
 from gateway.runtime import runtimes
+from gateway.serializers import (
+    OUTCOMES,  # noqa: F401  (re-exported: the activity API's outcome vocabulary)
+    ActivityPageOut,
+    ActivityQueryIn,
+    BackendIn,
+    BackendListOut,
+    BackendOut,
+    PoolIn,
+    PoolListOut,
+    PoolOut,
+    QueueOut,
+    UsageOut,
+    UsageQueryIn,
+)
 
 
 def _raise(err: topology.TopologyError) -> None:
     raise ApiError(err.status, err.code, err.message, err.param) from None
+
+
+def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
+    return {s: OpenApiResponse(ErrorOut, description=meaning) for s in statuses}
 
 
 def _live_state() -> dict[str, dict[str, Any]]:
@@ -36,25 +54,26 @@ def _backends() -> list[Backend]:
     return list(Backend.objects.prefetch_related("pools"))
 
 
+def _backend_out(backend: Backend) -> Any:
+    return BackendOut(topology.backend_out(backend, _live_state())).data
+
+
 class AdminBackendsApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every backend, with live state")
+    @extend_schema(responses={200: BackendListOut}, summary="Every backend, with live state")
     def get(self, request: Request) -> Response:
         live = _live_state()
-        return Response({"backends": [topology.backend_out(b, live) for b in _backends()]})
+        backends = [topology.backend_out(b, live) for b in _backends()]
+        return Response(BackendListOut({"backends": backends}).data)
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
-        responses=OpenApiTypes.OBJECT,
+        request=BackendIn,
+        responses={200: BackendOut},
         summary="Create or update a backend by name (the complete editor) and apply it",
     )
     def put(self, request: Request) -> Response:
-        try:
-            backend = topology.backend_save(data=request.data)
-        except topology.TopologyError as err:
-            _raise(err)
-        return Response(topology.backend_out(backend, _live_state()))
+        return Response(_backend_out(topology.backend_save(data=request.data)))
 
 
 class AdminBackendItemApi(APIView):
@@ -72,7 +91,7 @@ class AdminBackendItemApi(APIView):
 class AdminBackendDetectApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT, summary="Run detection now")
+    @extend_schema(request=None, responses={200: BackendOut}, summary="Run detection now")
     def post(self, request: Request, name: str) -> Response:
         from asgiref.sync import async_to_sync
 
@@ -90,7 +109,7 @@ class AdminBackendDetectApi(APIView):
             async_to_sync(_detect_once)(name)
         topology.apply_topology()  # every running gateway in this process takes the findings
         backend.refresh_from_db()
-        return Response(topology.backend_out(backend, _live_state()))
+        return Response(_backend_out(backend))
 
 
 async def _detect_once(name: str) -> None:
@@ -115,25 +134,22 @@ async def _detect_once(name: str) -> None:
 class AdminPoolsApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="Every pool")
+    @extend_schema(responses={200: PoolListOut}, summary="Every pool")
     def get(self, request: Request) -> Response:
         pools = Pool.objects.select_related("fallback").prefetch_related("backends")
-        return Response({"pools": [topology.pool_out(p) for p in pools]})
+        return Response(PoolListOut({"pools": [topology.pool_out(p) for p in pools]}).data)
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
-        responses=OpenApiTypes.OBJECT,
+        request=PoolIn,
+        responses={200: PoolOut},
         summary="Create or update a pool by name and apply it",
     )
     def put(self, request: Request) -> Response:
         from accounts.models import GatewayGroup
 
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        try:
-            pool = topology.pool_save(data=request.data, known_groups=known)
-        except topology.TopologyError as err:
-            _raise(err)
-        return Response(topology.pool_out(pool))
+        pool = topology.pool_save(data=request.data, known_groups=known)
+        return Response(PoolOut(topology.pool_out(pool)).data)
 
 
 class AdminPoolItemApi(APIView):
@@ -151,11 +167,11 @@ class AdminPoolItemApi(APIView):
 class AdminQueueApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The live admission queue")
+    @extend_schema(responses={200: QueueOut}, summary="The live admission queue")
     def get(self, request: Request) -> Response:
         from gateway.live import queue_state
 
-        return Response(queue_state())
+        return Response(QueueOut(queue_state()).data)
 
 
 ACTIVITY_FIELDS = (
@@ -165,148 +181,100 @@ ACTIVITY_FIELDS = (
 )  # fmt: skip
 
 
-OUTCOMES = tuple(str(outcome) for outcome in Outcome)  # what the activity filter accepts
-
-
 class AdminActivityApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
     @extend_schema(
-        responses=OpenApiTypes.OBJECT,
+        parameters=[ActivityQueryIn],
+        responses={
+            200: ActivityPageOut,
+            **_errors(400, meaning="A filter is not valid (code invalid_filter, param its name)."),
+        },
         summary="Activity records, newest first",
-        description=(
-            "Filters: user (username), token (id or name), model, class (low|medium|high), "
-            "outcome, since and until (ISO 8601). Pages: page (from 1) and page_size (<= 500)."
-        ),
     )
     def get(self, request: Request) -> Response:
-        from django.utils.dateparse import parse_datetime
-
         from gateway.models import ActivityRecord
 
-        q = request.query_params
+        q = topology.validated(ActivityQueryIn, request.query_params)
         records = ActivityRecord.objects.all()
-        if q.get("user"):
+        if "user" in q:
             records = records.filter(username=q["user"])
-        if q.get("token"):
+        if "token" in q:
             # A token id, or a token's name.
-            if q["token"].isdigit():
-                records = records.filter(token_id=int(q["token"]))
+            token = q["token"]
+            if token.isascii() and token.isdigit():
+                records = records.filter(token_id=int(token))
             else:
-                records = records.filter(token_name=q["token"])
-        if q.get("model"):
+                records = records.filter(token_name=token)
+        if "model" in q:
             records = records.filter(model=q["model"])
-        if q.get("class"):
-            if q["class"] not in ("low", "medium", "high"):
-                raise ApiError(400, "invalid_filter", "class must be low, medium or high.", "class")
+        if "class" in q:
             records = records.filter(priority_class=q["class"])
-        if q.get("outcome"):
-            if q["outcome"] not in OUTCOMES:
-                raise ApiError(
-                    400,
-                    "invalid_filter",
-                    f"outcome must be one of: {', '.join(OUTCOMES)}.",
-                    "outcome",
-                )
+        if "outcome" in q:
             records = records.filter(outcome=q["outcome"])
-        for name, lookup in (("since", "at__gte"), ("until", "at__lt")):
-            if q.get(name):
-                when = parse_datetime(q[name])
-                if when is None:
-                    raise ApiError(400, "invalid_filter", f"{name} must be an ISO 8601 time.", name)
-                records = records.filter(**{lookup: when})
-        page = _positive(q.get("page", "1"), "page", 10**9)
-        size = _positive(q.get("page_size", "50"), "page_size", 500)
+        if "since" in q:
+            records = records.filter(at__gte=q["since"])
+        if "until" in q:
+            records = records.filter(at__lt=q["until"])
+        page, size = q["page"], q["page_size"]
         total = records.count()
         rows = list(records.values("id", *ACTIVITY_FIELDS)[(page - 1) * size : page * size])
-        for row in rows:
-            row["at"] = row["at"].isoformat()
-            row["class"] = row.pop("priority_class")
-        return Response(
-            {
-                "count": total,
-                "page": page,
-                "page_size": size,
-                "has_next": page * size < total,
-                "results": rows,
-            }
-        )
+        body = {
+            "count": total,
+            "page": page,
+            "page_size": size,
+            "has_next": page * size < total,
+            "results": rows,
+        }
+        return Response(ActivityPageOut(body).data)
 
 
-def _positive(raw: str, name: str, maximum: int) -> int:
-    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
-        raise ApiError(400, "invalid_filter", f"{name} must be from 1 to {maximum}.", name)
-    return int(raw)
-
-
-USAGE_GROUPS = {"user": ("username",), "token": ("token_id", "token_name"), "model": ("model",)}
+USAGE_KEYS = {"user": ("username",), "token": ("token_id", "token_name"), "model": ("model",)}
+USAGE_SUMS = ("input_tokens", "output_tokens", "cached_tokens")
 
 
 class AdminUsageApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
     @extend_schema(
-        responses=OpenApiTypes.OBJECT,
+        parameters=[UsageQueryIn],
+        responses={
+            200: UsageOut,
+            **_errors(
+                400, meaning="A parameter is not valid (code invalid_filter, param its name)."
+            ),
+        },
         summary="Token usage summed by user, token or model over a time range",
         description=(
-            "group_by: user | token | model (required). since and until (ISO 8601) bound the "
-            "range; without them, the last 24 hours. Each group: requests, input_tokens, "
-            "output_tokens and cached_tokens as the engines reported them (requests without a "
-            "report count as requests only)."
+            "Each group: requests, and input, output and cached tokens as the engines reported "
+            "them (requests without a report count as requests only)."
         ),
     )
     def get(self, request: Request) -> Response:
-        from datetime import UTC, timedelta
+        from datetime import timedelta
 
         from django.db.models import Count, Sum
         from django.utils import timezone
-        from django.utils.dateparse import parse_datetime
 
         from gateway.models import ActivityRecord
 
-        q = request.query_params
-        group_by = q.get("group_by", "")
-        if group_by not in USAGE_GROUPS:
-            raise ApiError(
-                400, "invalid_filter", "group_by must be user, token or model.", "group_by"
-            )
-        bounds: dict[str, Any] = {}
-        for name in ("since", "until"):
-            if q.get(name):
-                when = parse_datetime(q[name]) if len(q[name]) <= 64 else None
-                if when is None:
-                    raise ApiError(400, "invalid_filter", f"{name} must be an ISO 8601 time.", name)
-                if timezone.is_naive(when):
-                    when = timezone.make_aware(when, UTC)
-                bounds[name] = when
-        until = bounds.get("until") or timezone.now()
-        since = bounds.get("since") or until - timedelta(days=1)
-        keys = USAGE_GROUPS[group_by]
+        q = topology.validated(UsageQueryIn, request.query_params)
+        until = q.get("until") or timezone.now()
+        since = q.get("since") or until - timedelta(days=1)
+        keys = USAGE_KEYS[q["group_by"]]
         rows = (
             ActivityRecord.objects.filter(at__gte=since, at__lt=until)
             .values(*keys)
-            .annotate(
-                requests=Count("id"),
-                input_tokens=Sum("input_tokens"),
-                output_tokens=Sum("output_tokens"),
-                cached_tokens=Sum("cached_tokens"),
-            )
+            .annotate(requests=Count("id"), **{name: Sum(name) for name in USAGE_SUMS})
             .order_by(*keys)
         )
-        results = [
-            {**row, **{k: row[k] or 0 for k in ("input_tokens", "output_tokens", "cached_tokens")}}
-            for row in rows
-        ]
-        totals = {
-            k: sum(r[k] for r in results)
-            for k in ("requests", "input_tokens", "output_tokens", "cached_tokens")
+        results = [{**row, **{name: row[name] or 0 for name in USAGE_SUMS}} for row in rows]
+        totals = {name: sum(r[name] for r in results) for name in ("requests", *USAGE_SUMS)}
+        body = {
+            "group_by": q["group_by"],
+            "since": since.isoformat(),
+            "until": until.isoformat(),
+            "results": results,
+            "totals": totals,
         }
-        return Response(
-            {
-                "group_by": group_by,
-                "since": since.isoformat(),
-                "until": until.isoformat(),
-                "results": results,
-                "totals": totals,
-            }
-        )
+        return Response(UsageOut(body).data)

@@ -9,6 +9,7 @@ the body (a header overrides the matching body field). A number maps to a band (
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gateway.admission import BAND_ANCHORS, HIGH, LOW, MEDIUM
@@ -49,18 +50,40 @@ def band_of(value: int) -> tuple[int, int]:
     return band, offset
 
 
-def _int(raw: object, source: str) -> int:
-    if isinstance(raw, bool):
-        raise BadHint(f"{source} must be an integer, not {raw!r}.", param=source)
-    if isinstance(raw, int):
-        return raw
+# Hints are machine integers (llama-swap parses an int64); past that a value is a mistake, and
+# its digits would only bloat the error and the activity record.
+HINT_MIN, HINT_MAX = -(2**63), 2**63 - 1
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+def _shown(raw: object) -> str:
+    """The offending value for the error message: short text quoted, anything else by type.
+
+    Never the repr of a whole JSON value: a deeply nested one fails to repr at all, and a large
+    one would be echoed back at its full size.
+    """
     if isinstance(raw, str):
+        return repr(raw) if len(raw) <= 40 else repr(raw[:40]) + "..."
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    if isinstance(raw, int | float):
+        text = str(raw)
+        return text if len(text) <= 40 else "a number of " + str(len(text)) + " digits"
+    return "an array" if isinstance(raw, list) else "an object"
+
+
+def _int(raw: object, source: str) -> int:
+    value: int | None = None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        value = raw
+    elif isinstance(raw, str):
         text = raw.strip()
-        try:
-            return int(text, 10)
-        except ValueError:
-            pass
-    raise BadHint(f"{source} must be an integer, not {raw!r}.", param=source)
+        # Not int(): it also takes "1_000" and other scripts' digits, and any number of them.
+        if _INTEGER.fullmatch(text):
+            value = int(text)
+    if value is None or not HINT_MIN <= value <= HINT_MAX:
+        raise BadHint(f"{source} must be a 64-bit integer, not {_shown(raw)}.", param=source)
+    return value
 
 
 def _strict_band(value: int) -> int:

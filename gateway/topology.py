@@ -6,15 +6,16 @@ import time
 from typing import Any
 
 from django.db import transaction
+from rest_framework.serializers import Serializer
 
 from gateway.crypto import decrypt, encrypt
 from gateway.mapping import EngineProfile, MappingError, PriorityMode, parse_priority_mode
-from gateway.models import KINDS, STRATEGIES, Backend, Pool
+from gateway.models import Backend, Pool
 from gateway.registry import BackendSpec, PoolSpec, Topology
 
 
 class TopologyError(ValueError):
-    """A rejected backend or pool change; nothing was saved."""
+    """A refused delete of a backend or pool that does not exist (input errors are DRF's)."""
 
     def __init__(self, message: str, *, code: str, param: str | None = None, status: int = 400):
         super().__init__(message)
@@ -109,96 +110,42 @@ def apply_topology() -> None:
 # ----- writes --------------------------------------------------------------------------------
 
 
-def _check_name(name: object, param: str = "name") -> str:
-    import re
-
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", name):
-        raise TopologyError(
-            "A name uses letters, digits, '-', '_' or '.', and starts with a letter or digit.",
-            code="invalid_name",
-            param=param,
-        )
-    return name
+def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> dict[str, Any]:
+    """The input as its serializer cleaned it; DRF's ValidationError (a 400) otherwise."""
+    serializer = serializer_class(data=data, context=context)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
 
 
-def _check_int(value: object, param: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise TopologyError(
-            f"{param} must be an integer from {lo} to {hi}.", code="invalid_value", param=param
-        )
-    return value
+@transaction.atomic  # the checks (is the name taken?) and the write see one state
+def backend_save(*, data: Any) -> Backend:
+    """Create or update a backend by name from the complete editor; all-or-nothing."""
+    from gateway.serializers import BackendIn
 
-
-def _check_str_list(value: object, param: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise TopologyError(
-            f"{param} must be a list of non-empty strings.", code="invalid_value", param=param
-        )
-    return list(dict.fromkeys(value))
+    return backend_put(fields=validated(BackendIn, data))
 
 
 @transaction.atomic
-def backend_save(*, data: dict[str, Any]) -> Backend:
-    """Create or update a backend by name from the complete editor; all-or-nothing."""
-    if not isinstance(data, dict):
-        raise TopologyError("Send a JSON object.", code="invalid_request")
-    name = _check_name(data.get("name"))
+def backend_put(*, fields: dict[str, Any]) -> Backend:
+    """Store a backend from BackendIn's validated fields (those left out keep their value)."""
+    fields = dict(fields)
+    name = fields.pop("name")
     backend = Backend.objects.filter(name=name).first() or Backend(name=name)
-    base_url = data.get("base_url", backend.base_url or None)
-    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-        raise TopologyError(
-            "base_url must be an http:// or https:// URL.", code="invalid_url", param="base_url"
-        )
-    backend.base_url = base_url.rstrip("/")
-    if "api_key" in data:
-        key = data["api_key"]
-        if key is not None and not isinstance(key, str):
-            raise TopologyError("api_key must be a string.", code="invalid_value", param="api_key")
+    old_url = backend.base_url
+    if "api_key" in fields:
+        key = fields.pop("api_key")
         if key is not None:  # null keeps the stored key; "" clears it
             backend.api_key_encrypted = encrypt(key)
-    if "max_inflight" in data:
-        backend.max_inflight = _check_int(data["max_inflight"], "max_inflight", 1, 100_000)
-    if "weight" in data:
-        backend.weight = _check_int(data["weight"], "weight", 1, 1000)
-    if "enabled" in data:
-        if not isinstance(data["enabled"], bool):
-            raise TopologyError(
-                "enabled must be true or false.", code="invalid_value", param="enabled"
-            )
-        backend.enabled = data["enabled"]
-    if "health_path" in data:
-        hp = data["health_path"]
-        if not isinstance(hp, str) or (hp and not hp.startswith("/")):
-            raise TopologyError(
-                "health_path must start with '/' (or be empty to probe /models).",
-                code="invalid_value",
-                param="health_path",
-            )
-        backend.health_path = hp
-    if "models" in data:
-        backend.served_models = _check_str_list(data["models"], "models")
-    if "aliases" in data:
-        aliases = data["aliases"]
-        if not isinstance(aliases, dict) or not all(
-            isinstance(k, str) and k and isinstance(v, str) and v for k, v in aliases.items()
-        ):
-            raise TopologyError(
-                "aliases must map alias names to served model ids.",
-                code="invalid_value",
-                param="aliases",
-            )
-        backend.aliases = aliases
-    if "priority" in data:
-        try:
-            backend.priority_mode = parse_priority_mode(data["priority"]).to_json()
-        except MappingError as err:
-            raise TopologyError(err.message, code=err.code, param=err.param) from None
+    if "models" in fields:
+        fields["served_models"] = fields.pop("models")
+    if "priority" in fields:
+        fields["priority_mode"] = fields.pop("priority")
     elif not backend.priority_mode:
         backend.priority_mode = {"mode": "auto"}
-    if backend.pk is not None and "base_url" in data:
-        old = Backend.objects.get(pk=backend.pk)
-        if old.base_url != backend.base_url:
-            backend.profile, backend.discovered_models = {}, []  # another server now
+    for attr, value in fields.items():
+        setattr(backend, attr, value)
+    if backend.pk is not None and backend.base_url != old_url:
+        backend.profile, backend.discovered_models = {}, []  # another server now
     backend.save()
     apply_topology()
     return backend
@@ -213,58 +160,26 @@ def backend_delete(*, name: str) -> None:
 
 
 @transaction.atomic
-def pool_save(*, data: dict[str, Any], known_groups: set[str]) -> Pool:
+def pool_save(*, data: Any, known_groups: set[str]) -> Pool:
     """Create or update a pool by name; members and fallback must exist."""
-    if not isinstance(data, dict):
-        raise TopologyError("Send a JSON object.", code="invalid_request")
-    name = _check_name(data.get("name"))
+    from gateway.serializers import PoolIn
+
+    return pool_put(fields=validated(PoolIn, data, known_groups=known_groups))
+
+
+@transaction.atomic
+def pool_put(*, fields: dict[str, Any]) -> Pool:
+    """Store a pool from PoolIn's validated fields (those left out keep their value)."""
+    fields = dict(fields)
+    name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
-    if "kind" in data:
-        if data["kind"] not in KINDS:
-            raise TopologyError(
-                f"kind must be one of: {', '.join(KINDS)}.", code="invalid_value", param="kind"
-            )
-        pool.kind = data["kind"]
-    if "strategy" in data:
-        if data["strategy"] not in STRATEGIES:
-            raise TopologyError(
-                f"strategy must be one of: {', '.join(STRATEGIES)}.",
-                code="invalid_value",
-                param="strategy",
-            )
-        pool.strategy = data["strategy"]
-    if "allowed_groups" in data:
-        groups = _check_str_list(data["allowed_groups"], "allowed_groups")
-        unknown = [g for g in groups if g not in known_groups]
-        if unknown:
-            raise TopologyError(
-                f"Unknown group: {unknown[0]}.", code="unknown_group", param="allowed_groups"
-            )
-        pool.allowed_groups = groups
-    if "fallback" in data:
-        fb = data["fallback"]
-        if fb in (None, ""):
-            pool.fallback = None
-        else:
-            target = Pool.objects.filter(name=fb).first()
-            if target is None or fb == name:
-                raise TopologyError(
-                    f"No other pool named '{fb}'.", code="unknown_pool", param="fallback"
-                )
-            pool.fallback = target
-    backends: list[Backend] | None = None
-    if "backends" in data:
-        names = _check_str_list(data["backends"], "backends")
-        found = {b.name: b for b in Backend.objects.filter(name__in=names)}
-        missing = [n for n in names if n not in found]
-        if missing:
-            raise TopologyError(
-                f"Unknown backend: {missing[0]}.", code="unknown_backend", param="backends"
-            )
-        backends = [found[n] for n in names]
+    names = fields.pop("backends", None)
+    for attr, value in fields.items():
+        setattr(pool, attr, value)
     pool.save()
-    if backends is not None:
-        pool.backends.set(backends)
+    if names is not None:
+        found = {b.name: b for b in Backend.objects.filter(name__in=names)}
+        pool.backends.set([found[n] for n in names])
     apply_topology()
     return pool
 

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from django.urls import path
 
+from aiplane import converters  # noqa: F401  (registers the <name:...> converter)
 from gateway import api
 
 app_name = "gateway"
 
 urlpatterns = [
     path("admin/backends", api.AdminBackendsApi.as_view(), name="admin-backends"),
-    path("admin/backends/<str:name>", api.AdminBackendItemApi.as_view(), name="admin-backend"),
+    path("admin/backends/<name:name>", api.AdminBackendItemApi.as_view(), name="admin-backend"),
     path(
-        "admin/backends/<str:name>/detect",
+        "admin/backends/<name:name>/detect",
         api.AdminBackendDetectApi.as_view(),
         name="admin-backend-detect",
     ),
     path("admin/pools", api.AdminPoolsApi.as_view(), name="admin-pools"),
-    path("admin/pools/<str:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
+    path("admin/pools/<name:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
     path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
     path("admin/activity", api.AdminActivityApi.as_view(), name="admin-activity"),
     path("admin/usage", api.AdminUsageApi.as_view(), name="admin-usage"),

@@ -70,7 +70,7 @@ def test_every_documented_accounts_path_is_routed(schema: dict[str, Any]) -> Non
 
 def test_errors_are_documented_in_the_envelope(schema: dict[str, Any]) -> None:
     put = schema["paths"]["/api/v0/tokens/{token_id}/priority"]["put"]
-    assert set(put["responses"]) == {"200", "400", "401", "403", "404"}
+    assert set(put["responses"]) == {"200", "400", "401", "403", "404", "406", "413", "415"}
     ref = put["responses"]["403"]["content"]["application/json"]["schema"]["$ref"]
     assert ref == "#/components/schemas/ErrorOut"
     envelope = schema["components"]["schemas"]["ErrorDetailOut"]["properties"]
@@ -90,3 +90,37 @@ def test_priority_fields_are_documented_as_the_three_labels_or_null(
 def test_session_routes_are_described_as_cookie_authenticated(schema: dict[str, Any]) -> None:
     schemes = schema["components"]["securitySchemes"]
     assert schemes["cookieAuth"] == {"type": "apiKey", "in": "cookie", "name": "sessionid"}
+
+
+def test_every_operation_documents_the_refusals_its_view_implies(schema: dict[str, Any]) -> None:
+    operations = {
+        (path, method): op
+        for path, ops in schema["paths"].items()
+        for method, op in ops.items()
+        if method in METHODS
+    }
+    for (path, method), op in operations.items():
+        documented = set(op["responses"])
+        assert "406" in documented, (path, method)
+        if path.startswith("/api/v0/admin/"):
+            assert {"401", "403"} <= documented, (path, method)
+        if "{" in path:
+            assert "404" in documented, (path, method)
+        if "requestBody" in op:
+            assert {"400", "413", "415"} <= documented, (path, method)
+        if method == "post":  # the CSRF check parses a form body, even where no body is read
+            assert "415" in documented, (path, method)
+        for status, answer in op["responses"].items():
+            if status.startswith(("4", "5")):
+                ref = answer["content"]["application/json"]["schema"]["$ref"]
+                assert ref == "#/components/schemas/ErrorOut", (path, method, status)
+    login = operations[("/api/v0/session/login", "post")]
+    assert {"400", "401", "403"} <= set(login["responses"])
+    assert "401" not in operations[("/api/v0/session/csrf", "get")]["responses"]
+
+
+def test_a_name_in_a_path_is_documented_with_the_converters_pattern(schema: dict[str, Any]) -> None:
+    from aiplane.converters import NAME_PATTERN
+
+    params = schema["paths"]["/api/v0/admin/groups/{name}"]["delete"]["parameters"]
+    assert params[0]["schema"] == {"type": "string", "pattern": f"^{NAME_PATTERN}$"}

@@ -24,5 +24,6 @@ urlpatterns = [
     *project_urlpatterns,
 ]
 
+handler400 = "accounts.api_errors.bad_request"
 handler404 = "accounts.api_errors.not_found"
 handler500 = "accounts.api_errors.server_error"

@@ -10,6 +10,8 @@ import yaml
 from django.forms.models import model_to_dict
 from django.test import Client
 from django.urls import URLPattern
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from accounts import urls as accounts_urls
 from aiplane.catalog import settings_update
@@ -299,6 +301,213 @@ REFUSED_BACKEND_CHANGES = [
 ]
 
 
+def bad_url(message: str) -> dict[str, Any]:
+    return invalid(message, "invalid_url", "base_url")
+
+
+PRINTABLE_URL = bad_url(
+    "base_url may contain only printable ASCII characters, without spaces or backslashes."
+)
+BAD_PORT = bad_url("base_url has an invalid port: use a number from 1 to 65535.")
+BAD_HOST = bad_url("base_url has an invalid host name.")
+NO_HOST = bad_url("base_url needs a host.")
+
+
+def bad_entry(field: str, why: str) -> dict[str, Any]:
+    return invalid(f"{field} entries {why}.", "invalid_value", field)
+
+
+CONTROL = "may not contain control characters"
+
+# Each of these was saved before, and then failed later: on PostgreSQL at once (a 500 from the
+# database), on the request path (yarl, aiohttp or httpx refusing the URL or the header) or when
+# the listing was rendered again.
+UNUSABLE_BACKEND_CHANGES = [
+    pytest.param({"base_url": "http://gpu 1:8000/v1"}, PRINTABLE_URL, id="space-in-host"),
+    pytest.param({"base_url": "http://10.0.0.5:8000/v1 "}, PRINTABLE_URL, id="trailing-space"),
+    pytest.param({"base_url": "http://10.0.0.5/v1\x00"}, PRINTABLE_URL, id="nul"),
+    pytest.param({"base_url": "http://10.0.0.5/v1\r\nX-Evil: 1"}, PRINTABLE_URL, id="crlf"),
+    pytest.param({"base_url": "http://bücher.example/v1"}, PRINTABLE_URL, id="non-ascii-host"),
+    pytest.param({"base_url": "http://10.0.0.5\\v1"}, PRINTABLE_URL, id="backslash"),
+    pytest.param({"base_url": "http://10.0.0.5:99999/v1"}, BAD_PORT, id="port-too-large"),
+    pytest.param({"base_url": "http://10.0.0.5:0/v1"}, BAD_PORT, id="port-zero"),
+    pytest.param({"base_url": "http://10.0.0.5:/v1"}, BAD_PORT, id="empty-port"),
+    pytest.param({"base_url": "http://10.0.0.5:80x/v1"}, BAD_PORT, id="port-not-a-number"),
+    pytest.param({"base_url": "http:///v1"}, NO_HOST, id="no-host"),
+    pytest.param({"base_url": "https://"}, NO_HOST, id="nothing-after-the-scheme"),
+    pytest.param({"base_url": "http://gpu..lab/v1"}, BAD_HOST, id="empty-label"),
+    pytest.param({"base_url": "http://-gpu/v1"}, BAD_HOST, id="label-starts-with-dash"),
+    pytest.param({"base_url": "http://" + "g" * 64 + ".lab/v1"}, BAD_HOST, id="label-too-long"),
+    pytest.param({"base_url": "http://xn--/v1"}, BAD_HOST, id="empty-punycode"),
+    pytest.param(
+        {"base_url": "http://1.2.3.4.5/v1"},
+        bad_url("base_url has an invalid IPv4 address."),
+        id="five-octets",
+    ),
+    pytest.param(
+        {"base_url": "http://010.0.0.5/v1"},
+        bad_url("base_url has an invalid IPv4 address."),
+        id="octal-looking-ipv4",
+    ),
+    pytest.param(
+        {"base_url": "http://[::1/v1"},
+        bad_url("base_url has an invalid IPv6 address."),
+        id="unclosed-ipv6",
+    ),
+    pytest.param(
+        {"base_url": "http://user:secret@10.0.0.5/v1"},
+        bad_url("base_url may not hold a user name or password: use the API key."),
+        id="userinfo",
+    ),
+    pytest.param(
+        {"base_url": "http://10.0.0.5/v1?key=1"},
+        bad_url("base_url may not have a query or a fragment."),
+        id="query",
+    ),
+    pytest.param(
+        {"base_url": "http://10.0.0.5/v1#top"},
+        bad_url("base_url may not have a query or a fragment."),
+        id="fragment",
+    ),
+    pytest.param(
+        {"base_url": "http://10.0.0.5/v1%zz"},
+        bad_url("base_url has an invalid path."),
+        id="bad-escape",
+    ),
+    pytest.param(
+        {"base_url": "http://10.0.0.5/<v1>"},
+        bad_url("base_url has an invalid path."),
+        id="angle-brackets",
+    ),
+    pytest.param(
+        {"base_url": "http://10.0.0.5/" + "v" * 500},
+        bad_url("base_url may be at most 500 characters."),
+        id="longer-than-the-column",
+    ),
+    pytest.param({"models": ["llama\x00"]}, bad_entry("models", CONTROL), id="nul-in-model"),
+    pytest.param(
+        {"models": ["m" * 201]},
+        bad_entry("models", "may be at most 200 characters"),
+        id="model-too-long",
+    ),
+    pytest.param(
+        {"models": [f"m{i}" for i in range(1001)]},
+        invalid("models may have at most 1000 entries.", "invalid_value", "models"),
+        id="too-many-models",
+    ),
+    pytest.param({"aliases": {"\x00": "llama-3-8b"}}, bad_entry("aliases", CONTROL), id="nul-key"),
+    pytest.param({"aliases": {"llama": "x\n"}}, bad_entry("aliases", CONTROL), id="newline-value"),
+    pytest.param(
+        {"health_path": "/he alth"},
+        invalid(
+            "health_path must be at most 200 printable ASCII characters, without spaces.",
+            "invalid_value",
+            "health_path",
+        ),
+        id="space-in-health-path",
+    ),
+    pytest.param(
+        {"health_path": "/health\x00"},
+        invalid(
+            "health_path must be at most 200 printable ASCII characters, without spaces.",
+            "invalid_value",
+            "health_path",
+        ),
+        id="nul-in-health-path",
+    ),
+    pytest.param(
+        {"health_path": "/" + "h" * 200},
+        invalid(
+            "health_path must be at most 200 printable ASCII characters, without spaces.",
+            "invalid_value",
+            "health_path",
+        ),
+        id="health-path-longer-than-the-column",
+    ),
+    pytest.param(
+        {"api_key": "sk-1\r\nX-Evil: 1"},
+        invalid(
+            "api_key must be at most 4096 printable ASCII characters, without spaces.",
+            "invalid_value",
+            "api_key",
+        ),
+        id="header-injection-in-key",
+    ),
+    pytest.param(
+        {"api_key": "clé"},
+        invalid(
+            "api_key must be at most 4096 printable ASCII characters, without spaces.",
+            "invalid_value",
+            "api_key",
+        ),
+        id="non-ascii-key",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "error"), UNUSABLE_BACKEND_CHANGES)
+def test_a_value_no_client_could_use_later_is_refused_when_saved(
+    carol_client: Client, gpu1: Backend, change: dict[str, Any], error: dict[str, Any]
+) -> None:
+    before = row("gpu1")
+    response = put(carol_client, BACKENDS, {"name": "gpu1", "weight": 7, **change})
+    assert response.status_code == 400
+    assert response.json() == error
+    assert row("gpu1") == before
+    assert carol_client.get(BACKENDS).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("change", "error"), UNUSABLE_BACKEND_CHANGES[:6])
+def test_a_new_backend_with_an_unusable_url_is_not_created(
+    carol_client: Client, change: dict[str, Any], error: dict[str, Any]
+) -> None:
+    response = put(carol_client, BACKENDS, {**GPU1, **change})
+    assert response.json() == error
+    assert not Backend.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_new_backend_needs_a_base_url(carol_client: Client) -> None:
+    response = put(carol_client, BACKENDS, {"name": "gpu1"})
+    assert response.status_code == 400
+    assert response.json() == bad_url("A new backend needs a base_url.")
+    assert not Backend.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "stored"),
+    [
+        ("http://10.0.0.5:8000/v1/", "http://10.0.0.5:8000/v1"),
+        ("https://llm.example", "https://llm.example"),
+        ("http://[::1]:8000/v1", "http://[::1]:8000/v1"),
+        ("http://vllm_service:8000/v1", "http://vllm_service:8000/v1"),
+        ("http://xn--bcher-kva.example/v1", "http://xn--bcher-kva.example/v1"),
+        ("http://gpu.lab.:8000/openai/v1", "http://gpu.lab.:8000/openai/v1"),
+        ("http://10.0.0.5/a%2Fb/v1", "http://10.0.0.5/a%2Fb/v1"),
+    ],
+)
+def test_every_usual_form_of_base_url_is_kept(
+    carol_client: Client, gpu1: Backend, url: str, stored: str
+) -> None:
+    response = put(carol_client, BACKENDS, {"name": "gpu1", "base_url": url})
+    assert response.status_code == 200, response.content
+    assert response.json()["base_url"] == stored
+
+
+def test_a_refused_surrogate_leaves_the_listing_readable(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    # Stored once (SQLite took it), every later listing failed to render: a 500 for good.
+    body = '{"name": "gpu1", "models": ["\\ud800"], "aliases": {"\\udfff": "x"}}'
+    response = carol_client.generic("PUT", BACKENDS, body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "parse_error"
+    listed = carol_client.get(BACKENDS)
+    assert listed.status_code == 200
+    assert listed.json()["backends"][0]["models"] == ["llama-3-8b"]
+
+
 @pytest.mark.parametrize(("change", "error"), REFUSED_BACKEND_CHANGES)
 def test_a_refused_backend_change_answers_the_envelope_and_changes_nothing(
     carol_client: Client, gpu1: Backend, change: dict[str, Any], error: dict[str, Any]
@@ -355,6 +564,60 @@ def test_detecting_an_unknown_backend_is_a_404(carol_client: Client) -> None:
     assert response.json() == envelope(
         "No backend named 'ghost'.", "not_found_error", "backend_not_found"
     )
+
+
+# ----- the base URL rule, against the clients that use it --------------------------------------
+
+URL_PARTS = st.builds(
+    "{}://{}{}{}{}".format,
+    st.sampled_from(["http", "https", "HTTP", "ftp", "http:"]),
+    st.sampled_from(["", "", "", "user@", "u:p@"]),
+    st.one_of(
+        st.from_regex(r"[a-z0-9._-]{0,20}", fullmatch=True),
+        st.sampled_from(["[::1]", "[fe80::1%25lo]", "[::1", "127.0.0.1", "1.2.3", "[zz]"]),
+        st.text(max_size=8),
+    ),
+    st.one_of(st.just(""), st.from_regex(r":[0-9]{0,6}", fullmatch=True), st.text(max_size=4)),
+    st.one_of(st.from_regex(r"(/[A-Za-z0-9%._~?#:@!-]{0,8}){0,3}", fullmatch=True), st.text()),
+)
+
+
+def _clients_accept(url: str) -> None:
+    """What the gateway does with a stored base URL, short of connecting."""
+    import asyncio
+
+    import aiohttp
+    import httpx
+    from yarl import URL
+
+    from gateway.detect import engine_root
+    from gateway.health import health_url
+
+    for full in (url + "/chat/completions", health_url(url, "/health"), engine_root(url)):
+        target = URL(full)
+        assert target.host and 1 <= (target.port or 0) <= 65535
+        if not target.raw_host.replace(".", "").isdigit() and ":" not in target.raw_host:
+            target.raw_host.encode("idna")  # what the resolver does before getaddrinfo
+        httpx.Request("GET", full)
+
+    async def prepare() -> None:
+        aiohttp.ClientRequest(
+            "POST", URL(url + "/chat/completions"), loop=asyncio.get_running_loop()
+        )
+
+    asyncio.run(prepare())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(URL_PARTS, st.text()))
+def test_a_base_url_is_refused_or_every_client_of_the_gateway_takes_it(url: str) -> None:
+    from gateway.base_url import BadBaseUrl, check_base_url
+
+    try:
+        stored = check_base_url(url)
+    except BadBaseUrl:
+        return
+    _clients_accept(stored)
 
 
 # ----- pools -----------------------------------------------------------------------------------
@@ -432,6 +695,42 @@ REFUSED_POOL_CHANGES = [
             "strategy",
         ),
         id="unknown-strategy",
+    ),
+    pytest.param(
+        {"fallback": "\x00"},
+        invalid("No other pool named '\x00'.", "unknown_pool", "fallback"),
+        id="nul-fallback",
+    ),
+    pytest.param(
+        {"fallback": ["spare"]},
+        invalid("fallback must be a pool name or null.", "invalid_value", "fallback"),
+        id="fallback-not-a-string",
+    ),
+    pytest.param(
+        {"backends": ["gpu1\x00"]},
+        invalid(
+            "backends entries may not contain control characters.", "invalid_value", "backends"
+        ),
+        id="nul-backend",
+    ),
+    pytest.param(
+        {"backends": ["-not-a-name"]},
+        invalid("Unknown backend: -not-a-name.", "unknown_backend", "backends"),
+        id="backend-that-is-no-name",
+    ),
+    pytest.param(
+        {"allowed_groups": ["g" * 201]},
+        invalid(
+            "allowed_groups entries may be at most 200 characters.",
+            "invalid_value",
+            "allowed_groups",
+        ),
+        id="group-longer-than-any",
+    ),
+    pytest.param(
+        {"kind": ["chat"]},
+        invalid("kind must be one of: chat, embedding.", "invalid_value", "kind"),
+        id="kind-not-a-string",
     ),
 ]
 
@@ -638,3 +937,30 @@ def test_the_openapi_document_lists_exactly_the_routes_of_both_apps() -> None:
         for path, operations in schema["paths"].items()
     }
     assert documented == routed()
+
+
+@pytest.mark.django_db
+def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
+    response = Client().get("/api/v0/openapi.json", HTTP_ACCEPT="application/json")
+    schema = yaml.safe_load(response.content)
+
+    def ref(node: dict[str, Any]) -> str:
+        return str(node["content"]["application/json"]["schema"]["$ref"]).rsplit("/", 1)[-1]
+
+    backends, pools = schema["paths"][BACKENDS], schema["paths"][POOLS]
+    assert ref(backends["put"]["requestBody"]) == "BackendIn"
+    assert ref(backends["put"]["responses"]["200"]) == "BackendOut"
+    assert ref(backends["get"]["responses"]["200"]) == "BackendListOut"
+    assert ref(pools["put"]["requestBody"]) == "PoolIn"
+    assert ref(pools["put"]["responses"]["200"]) == "PoolOut"
+    components = schema["components"]["schemas"]
+    assert set(components["BackendIn"]["properties"]) == set(GPU1)
+    assert components["BackendIn"]["required"] == ["name"]
+    assert "api_key" not in components["BackendOut"]["properties"]
+    assert set(components["PoolIn"]["properties"]) == {
+        "name", "kind", "strategy", "allowed_groups", "fallback", "backends",
+    }  # fmt: skip
+    activity = schema["paths"]["/api/v0/admin/activity"]["get"]
+    assert {p["name"] for p in activity["parameters"]} == {
+        "user", "token", "model", "class", "outcome", "since", "until", "page", "page_size",
+    }  # fmt: skip
