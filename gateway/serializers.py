@@ -237,6 +237,36 @@ class PriorityModeField(StrictField):
             raise ValidationError(detail) from None
 
 
+SURFACE_NAMES: Final = ("messages", "responses")
+_SURFACES_SCHEMA: Final = {
+    "type": "object",
+    "properties": {
+        name: {"type": "string", "enum": ["auto", "native", "translate"]} for name in SURFACE_NAMES
+    },
+    "additionalProperties": False,
+}
+
+
+@extend_schema_field(_SURFACES_SCHEMA)
+class SurfacesField(StrictField):
+    """How the Messages and Responses APIs are served: {"messages": "auto"|"native"|
+    "translate", "responses": ...}; a surface left out is automatic."""
+
+    def to_internal_value(self, data: Any) -> dict[str, str]:
+        from gateway.registry import SURFACE_MODES
+
+        if not isinstance(data, dict):
+            raise _refuse("surfaces must be an object of surface: mode.")
+        for name, mode in data.items():
+            if name not in SURFACE_NAMES:
+                raise _refuse(
+                    f"surfaces: unknown surface {name!r}; there are messages and responses."
+                )
+            if mode not in SURFACE_MODES:
+                raise _refuse(f"surfaces.{name} must be auto, native or translate.")
+        return {name: data[name] for name in SURFACE_NAMES if data.get(name, "auto") != "auto"}
+
+
 class JsonObjectSerializer(serializers.Serializer):
     """An input serializer whose body must be a JSON object (code invalid_request otherwise)."""
 
@@ -264,6 +294,7 @@ class BackendIn(JsonObjectSerializer):
     models = StringListField(required=False, help_text="Narrows what /models reports.")
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
+    surfaces = SurfacesField(required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "base_url" not in attrs and not Backend.objects.filter(name=attrs["name"]).exists():
@@ -280,6 +311,12 @@ class EngineProfileOut(serializers.Serializer):
     schedule_policy = serializers.CharField(allow_null=True)
     low_values_first = serializers.BooleanField(allow_null=True)
     detected_at = serializers.FloatField(allow_null=True)
+    messages = serializers.BooleanField(
+        allow_null=True, help_text="It serves the Anthropic Messages API itself."
+    )
+    responses = serializers.BooleanField(
+        allow_null=True, help_text="It serves the OpenAI Responses API itself."
+    )
 
 
 @extend_schema_field(_PRIORITY_MODE_SCHEMA)
@@ -301,6 +338,14 @@ class BackendOut(serializers.Serializer):
     profile = EngineProfileOut(allow_null=True, help_text="What detection found; null before.")
     discovered_models = serializers.ListField(child=serializers.CharField())
     forwarding = serializers.CharField(help_text="What the gateway sends upstream, and why.")
+    surfaces = serializers.DictField(
+        child=serializers.ChoiceField(choices=("auto", "native", "translate")),
+        help_text="The mode of each surface beyond chat (auto follows detection).",
+    )
+    serving = serializers.DictField(
+        child=serializers.ChoiceField(choices=("native", "translated")),
+        help_text="How each surface is served now: passed through, or translated to chat.",
+    )
     pools = serializers.ListField(child=serializers.CharField())
     healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")
     inflight = serializers.IntegerField(allow_null=True)
@@ -490,8 +535,24 @@ class ActivityQueryIn(serializers.Serializer):
 USAGE_GROUPS: Final = ("user", "token", "model")
 
 
+class GroupByFilter(FilterField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._spectacular_annotation = {"field": {"type": "string", "enum": list(USAGE_GROUPS)}}
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is empty:
+            raise self.refuse("group_by must be user, token or model.")
+        return super().validate_empty_values(data)
+
+    def to_internal_value(self, data: Any) -> str:
+        if data not in USAGE_GROUPS:
+            raise self.refuse("group_by must be user, token or model.")
+        return str(data)
+
+
 class UsageQueryIn(serializers.Serializer):
-    group_by = OneOfField(choices=USAGE_GROUPS, help_text="What the sums are grouped by.")
+    group_by = GroupByFilter(help_text="What the sums are grouped by.")
     since = TimeFilter(required=False, help_text="From this time (ISO 8601); default a day ago.")
     until = TimeFilter(required=False, help_text="Before this time (ISO 8601); default now.")
 
@@ -511,6 +572,11 @@ class UsageRowOut(serializers.Serializer):
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
     cached_tokens = serializers.IntegerField()
+
+    def to_representation(self, instance: Any) -> Any:
+        # Only the group's own key fields: a row by model has no token.
+        shown = super().to_representation(instance)
+        return {k: v for k, v in shown.items() if k in instance}
 
 
 class UsageTotalsOut(serializers.Serializer):

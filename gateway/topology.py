@@ -195,9 +195,11 @@ def pool_delete(*, name: str) -> None:
 def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any]:
     """A backend for the admin API; the API key never leaves, only whether one is set."""
     from gateway.mapping import explain_mapping
+    from gateway.registry import serves_natively
 
     mode = priority_mode_of(b)
     profile = profile_of(b)
+    surfaces = surfaces_of(b)
     state = (live or {}).get(b.name, {})
     return {
         "name": b.name,
@@ -213,6 +215,13 @@ def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any
         "profile": profile.to_json() if profile else None,
         "discovered_models": list(b.discovered_models or []),
         "forwarding": explain_mapping(mode, profile),
+        "surfaces": {name: surfaces.get(name, "auto") for name in ("messages", "responses")},
+        "serving": {
+            name: "native"
+            if serves_natively(surfaces.get(name, "auto"), profile, name)
+            else "translated"
+            for name in ("messages", "responses")
+        },
         "pools": sorted(p.name for p in b.pools.all()),
         "healthy": state.get("healthy"),
         "inflight": state.get("inflight"),

@@ -132,3 +132,16 @@ pool-fallback-hint = Wird genutzt, wenn alle Backends dieses Pools ausgefallen s
 pool-fallback-none = Kein Ausweich-Pool
 pool-backends = Backends
 pool-backends-none = Fügen Sie zuerst ein Backend hinzu.
+
+## How Messages and Responses are served
+
+backend-surfaces = Wie Messages und Responses bedient werden
+backend-surfaces-intro = Claude Code und das anthropic-SDK sprechen die Messages-API, Codex und die Responses des openai-SDK die Responses-API. Eine Engine, die sie selbst anbietet, erhält sie unverändert; jede andere erhält sie in Chat Completions übersetzt und zurück.
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = Automatisch (nativ, wo die Engine sie anbietet)
+backend-surface-native = Nativ: unverändert an die Engine
+backend-surface-translate = In Chat Completions übersetzen
+backend-serving-native = { $surface }: unverändert weitergereicht
+backend-serving-translated = { $surface }: in Chat übersetzt
+backend-surface-new = Wird beim Speichern erkannt.

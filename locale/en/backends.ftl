@@ -132,3 +132,16 @@ pool-fallback-hint = Used when every backend of this pool is offline.
 pool-fallback-none = No fallback
 pool-backends = Backends
 pool-backends-none = Add a backend first.
+
+## How Messages and Responses are served
+
+backend-surfaces = How Messages and Responses are served
+backend-surfaces-intro = Claude Code and the anthropic SDK speak the Messages API; Codex and the openai SDK’s responses speak the Responses API. An engine that serves them itself gets them passed through; any other gets them translated to chat completions and back.
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = Automatic (native where the engine serves it)
+backend-surface-native = Native: pass through to the engine
+backend-surface-translate = Translate to chat completions
+backend-serving-native = { $surface }: passed through
+backend-serving-translated = { $surface }: translated to chat
+backend-surface-new = Detected when saved.

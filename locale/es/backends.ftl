@@ -132,3 +132,16 @@ pool-fallback-hint = Se usa cuando todos los servidores de este pool están fuer
 pool-fallback-none = Sin respaldo
 pool-backends = Servidores
 pool-backends-none = Añada primero un servidor.
+
+## How Messages and Responses are served
+
+backend-surfaces = Cómo se sirven Messages y Responses
+backend-surfaces-intro = Claude Code y el SDK de anthropic hablan la API Messages; Codex y las responses del SDK de openai hablan la API Responses. Un motor que las sirve por sí mismo las recibe tal cual; cualquier otro las recibe traducidas a chat completions y de vuelta.
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = Automático (nativo donde el motor la sirve)
+backend-surface-native = Nativo: se pasa tal cual al motor
+backend-surface-translate = Traducir a chat completions
+backend-serving-native = { $surface }: se pasa tal cual
+backend-serving-translated = { $surface }: traducido a chat
+backend-surface-new = Se detecta al guardar.

@@ -132,3 +132,16 @@ pool-fallback-hint = Utilisé quand tous les serveurs de ce pool sont hors ligne
 pool-fallback-none = Aucun secours
 pool-backends = Serveurs
 pool-backends-none = Ajoutez d’abord un serveur.
+
+## How Messages and Responses are served
+
+backend-surfaces = Comment Messages et Responses sont servis
+backend-surfaces-intro = Claude Code et le SDK anthropic parlent l’API Messages ; Codex et les responses du SDK openai parlent l’API Responses. Un moteur qui les sert lui-même les reçoit tels quels ; tout autre les reçoit traduits en chat completions et retour.
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = Automatique (natif là où le moteur la sert)
+backend-surface-native = Natif : transmis tel quel au moteur
+backend-surface-translate = Traduire en chat completions
+backend-serving-native = { $surface } : transmis tel quel
+backend-serving-translated = { $surface } : traduit en chat
+backend-surface-new = Détecté à l’enregistrement.

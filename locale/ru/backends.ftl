@@ -132,3 +132,16 @@ pool-fallback-hint = Используется, когда все серверы 
 pool-fallback-none = Без резерва
 pool-backends = Серверы
 pool-backends-none = Сначала добавьте сервер.
+
+## How Messages and Responses are served
+
+backend-surfaces = Как обслуживаются Messages и Responses
+backend-surfaces-intro = Claude Code и SDK anthropic говорят на API Messages; Codex и responses из SDK openai — на API Responses. Движок, который обслуживает их сам, получает их как есть; любой другой — переведёнными в chat completions и обратно.
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = Автоматически (напрямую, где движок их обслуживает)
+backend-surface-native = Напрямую: передавать движку как есть
+backend-surface-translate = Переводить в chat completions
+backend-serving-native = { $surface }: передаётся как есть
+backend-serving-translated = { $surface }: переводится в chat
+backend-surface-new = Определяется при сохранении.

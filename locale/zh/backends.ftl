@@ -132,3 +132,16 @@ pool-fallback-hint = 当此池的所有后端都离线时使用。
 pool-fallback-none = 无备用池
 pool-backends = 后端
 pool-backends-none = 请先添加后端。
+
+## How Messages and Responses are served
+
+backend-surfaces = Messages 与 Responses 的服务方式
+backend-surfaces-intro = Claude Code 和 anthropic SDK 使用 Messages API；Codex 和 openai SDK 的 responses 使用 Responses API。自身提供这些 API 的引擎会原样收到请求；其他引擎则收到转换为 chat completions 的请求，回答再转换回来。
+backend-surface-messages = Anthropic Messages
+backend-surface-responses = OpenAI Responses
+backend-surface-auto = 自动（引擎提供时直接转发）
+backend-surface-native = 原生：原样转发给引擎
+backend-surface-translate = 转换为 chat completions
+backend-serving-native = { $surface }：原样转发
+backend-serving-translated = { $surface }：转换为 chat
+backend-surface-new = 保存时自动检测。

@@ -43,6 +43,28 @@ let pools = [];
 let groupNames = [];
 const live = new Map(); // backend name -> {inflight, max_inflight, healthy, enabled}
 
+const SURFACES = ["messages", "responses"];
+
+// "Messages: native · Responses: translated to chat"
+function servingText(backend) {
+  return SURFACES.map((surface) =>
+    t(`backend-serving-${backend.serving[surface]}`, { surface: t(`backend-surface-${surface}`) }),
+  ).join(" · ");
+}
+
+function fillSurfaces(backend) {
+  for (const surface of SURFACES) {
+    $(`surface-${surface}`).value = backend ? backend.surfaces[surface] : "auto";
+    $(`surface-${surface}-now`).textContent = backend
+      ? t(`backend-serving-${backend.serving[surface]}`, { surface: t(`backend-surface-${surface}`) })
+      : t("backend-surface-new");
+  }
+}
+
+function surfacesFromEditor() {
+  return Object.fromEntries(SURFACES.map((surface) => [surface, $(`surface-${surface}`).value]));
+}
+
 function modeName(priority) {
   const mode = priority ? priority.mode : "auto";
   if (mode === "custom") return t("backend-priority-custom");
@@ -165,6 +187,7 @@ function renderBackend(backend) {
         [t("backend-api-key"), backend.has_api_key ? t("backend-key-set") : t("backend-key-not-set")],
         [t("backend-pools"), backend.pools.length ? backend.pools.join(", ") : t("value-none")],
         [t("backend-priority-mode"), modeName(backend.priority)],
+        [t("backend-surfaces"), servingText(backend)],
         [t("backend-engine"), backend.profile ? `${engineName(backend.profile.kind)}${backend.profile.version ? " " + backend.profile.version : ""}` : t("backend-not-detected")],
       ]),
     ),
@@ -376,6 +399,7 @@ function openBackendEditor(backend) {
   $("mapping-field").value = mapping.field ?? "";
   for (const level of ["low", "medium", "high"]) $(`mapping-${level}`).value = mapping[level] ?? "";
   $("editor-detect-status").textContent = "";
+  fillSurfaces(backend);
   fillKeyState(backend);
   fillDetection(backend);
   updateModeView();
@@ -491,6 +515,7 @@ backendForm.addEventListener("submit", async (event) => {
     models: splitList($("backend-models").value),
     aliases,
     priority: priorityFromEditor(),
+    surfaces: surfacesFromEditor(),
   };
   const save = $("backend-save");
   save.disabled = true;

@@ -238,3 +238,31 @@ def test_a_language_switch_on_an_admin_page_translates_it_and_sticks(
     page.goto("/admin/queue/")
     expect(page.locator("h1")).to_have_text("File d’attente")  # noqa: RUF001 - French apostrophe
     expect(page.locator("#live-state")).to_have_text("En direct")
+
+
+@pytest.mark.parametrize(
+    ("admin", "edit", "field", "choice", "served"),
+    [
+        ("carol", "Edit", "Anthropic Messages", "Translate to chat completions",
+         "Anthropic Messages: translated to chat"),
+        ("german_carol", "Bearbeiten", "Anthropic Messages", "In Chat Completions übersetzen",
+         "Anthropic Messages: in Chat übersetzt"),
+    ],
+)  # fmt: skip
+def test_how_messages_are_served_is_shown_and_chosen_per_backend(
+    page: Any, request: Any, sign_in: Any, screenshot: Any,
+    admin: str, edit: str, field: str, choice: str, served: str,
+) -> None:  # fmt: skip
+    request.getfixturevalue(admin)
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    card(page, "gpu-1").get_by_role("button", name=edit).click()
+
+    form = editor(page)
+    form.get_by_label(field).select_option(label=choice)
+    screenshot(page, f"admin-backends-surfaces-{admin}")
+    form.locator("#backend-save").click()
+
+    expect(card(page, "gpu-1")).to_contain_text(served)
+    assert Backend.objects.get(name="gpu-1").surfaces == {"messages": "translate"}

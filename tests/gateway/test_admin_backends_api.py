@@ -964,3 +964,25 @@ def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
     assert {p["name"] for p in activity["parameters"]} == {
         "user", "token", "model", "class", "outcome", "since", "until", "page", "page_size",
     }  # fmt: skip
+
+
+def test_how_each_surface_is_served_is_shown_and_can_be_set_per_backend(
+    gateway: Any, make_sim: Any, carol: Any, login: Any
+) -> None:
+    engine = make_sim(messages=True)  # serves /v1/messages itself, not /v1/responses
+    admin = login(carol)
+    put(admin, BACKENDS, {"name": "sim", "base_url": engine.url + "/v1"})
+
+    shown = admin.get(BACKENDS).json()["backends"][0]
+    assert shown["surfaces"] == {"messages": "auto", "responses": "auto"}
+    assert shown["serving"] == {"messages": "native", "responses": "translated"}
+
+    changed = put(admin, BACKENDS, {"name": "sim", "surfaces": {"messages": "translate"}})
+    assert changed.status_code == 200, changed.content
+    assert changed.json()["serving"] == {"messages": "translated", "responses": "translated"}
+    assert Backend.objects.get(name="sim").surfaces == {"messages": "translate"}
+
+    refused = put(admin, BACKENDS, {"name": "sim", "surfaces": {"messages": "sometimes"}})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["param"] == "surfaces"
+    assert Backend.objects.get(name="sim").surfaces == {"messages": "translate"}

@@ -188,7 +188,11 @@ def test_a_client_that_leaves_a_streamed_message_frees_the_slot(gateway, make_si
         + f"x-api-key: {key}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
-    assert b"message_start" in sock.recv(65536)
+    received = b""
+    while b"message_start" not in received:
+        chunk = sock.recv(65536)
+        assert chunk, received
+        received += chunk
     sock.close()
     wait_until(lambda: gateway.runtime.slots["slow"].inflight == 0, "the slot is free")
     wait_until(lambda: engine_stats(engine)["cancelled"] == 1, "the engine saw the client leave")
@@ -228,3 +232,44 @@ def test_a_malformed_messages_body_is_a_400_in_the_anthropic_envelope(gateway, e
         assert r.status_code == 400, (raw[:20], r.text)
         assert r.json()["type"] == "error"
         assert r.json()["error"]["type"] == "invalid_request_error"
+
+
+# ----- native pass-through, per backend ----------------------------------------------------------
+
+
+def test_a_backend_that_serves_messages_itself_gets_them_passed_through(gateway, make_sim, key):
+    native = make_sim(tokens=3, token_delay=0, messages=True)
+    add_backend("native", native.url)  # identified when saved: it serves /v1/messages
+
+    with client(gateway, key).messages.stream(
+        model="sim-small", max_tokens=64, messages=HI
+    ) as stream:
+        final = stream.get_final_message()
+
+    assert final.content[0].text.startswith("tok0")
+    assert engine_records(native)[-1]["path"] == "/v1/messages"
+    wait_until(lambda: ActivityRecord.objects.exists(), "the record is written", 15)
+    record = ActivityRecord.objects.get()
+    assert (record.surface, record.output_tokens) == ("messages", 3)
+
+
+def test_translate_mode_overrides_what_detection_found(gateway, make_sim, key):
+    from gateway import topology
+
+    native = make_sim(tokens=3, token_delay=0, messages=True)
+    add_backend("native", native.url)
+    topology.backend_save(data={"name": "native", "surfaces": {"messages": "translate"}})
+
+    client(gateway, key).messages.create(model="sim-small", max_tokens=8, messages=HI)
+
+    assert engine_records(native)[-1]["path"] == "/v1/chat/completions"
+
+
+def test_count_tokens_is_the_native_backends_own_count(gateway, make_sim, key):
+    native = make_sim(tokens=3, token_delay=0, messages=True)
+    add_backend("native", native.url)
+
+    counted = client(gateway, key).messages.count_tokens(model="sim-small", messages=HI)
+
+    assert counted.input_tokens == 2  # the sim's word count, not the estimate
+    assert engine_records(native)[-1]["path"] == "/v1/messages/count_tokens"
