@@ -90,14 +90,30 @@ async def _too_many_connections(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": _FULL_BODY})
 
 
+_MALFORMED_BODY = json.dumps(
+    error_body(
+        "The request is not valid HTTP (a header holds a control character, or the request "
+        "line or framing is broken).",
+        "invalid_request_error",
+        code="malformed_request",
+    )
+).encode()
+
+
 def _timeout_answer(default_headers: list[tuple[bytes, bytes]]) -> bytes:
-    lines = [b"HTTP/1.1 408 Request Timeout\r\n"]
+    return _closing_answer(b"408 Request Timeout", _TIMEOUT_BODY, default_headers)
+
+
+def _closing_answer(
+    status: bytes, body: bytes, default_headers: list[tuple[bytes, bytes]]
+) -> bytes:
+    lines = [b"HTTP/1.1 " + status + b"\r\n"]
     lines += [name + b": " + value + b"\r\n" for name, value in default_headers]
     lines.append(
         b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n"
-        % len(_TIMEOUT_BODY)
+        % len(body)
     )
-    lines.append(_TIMEOUT_BODY)
+    lines.append(body)
     return b"".join(lines)
 
 
@@ -216,6 +232,13 @@ class _Bounded(_Base):
 class _HttpToolsBounds(_Bounded):
     """The phases from httptools' parser callbacks; timers are armed after a whole read only."""
 
+    def send_400_response(self, msg: str) -> None:
+        # What the parser refuses gets the one envelope too, not uvicorn's plain text.
+        self.transport.write(
+            _closing_answer(b"400 Bad Request", _MALFORMED_BODY, self.server_state.default_headers)
+        )
+        self.transport.close()
+
     def data_received(self, data: bytes) -> None:
         self._base.data_received(self, data)
         phase = self._phase
@@ -253,6 +276,13 @@ class _H11Bounds(_Bounded):
     """The phases from h11's view of the client's state after each read."""
 
     conn: h11.Connection
+
+    def send_400_response(self, msg: str) -> None:
+        # h11's own state machine has failed: write the answer as bytes, as httptools does.
+        self.transport.write(
+            _closing_answer(b"400 Bad Request", _MALFORMED_BODY, self.server_state.default_headers)
+        )
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         self._base.data_received(self, data)

@@ -61,6 +61,7 @@ error-invalid-credentials = Benutzername oder Passwort ist falsch.
 error-expiry-in-past = Das Ablaufdatum muss in der Zukunft liegen.
 error-request-too-large = Die Anfrage ist zu groß.
 error-request-timeout = Die Anfrage ist nicht rechtzeitig angekommen.
+error-malformed-request = Die Anfrage ist kein gültiges HTTP.
 error-too-many-connections = Der Server hat zu viele offene Verbindungen. Versuchen Sie es später erneut.
 error-invalid-url = Die Adresse muss eine http://- oder https://-URL mit Host sein, optional mit Port (1–65535) und Pfad; ohne Leerzeichen, Benutzernamen, Query oder Fragment.
 error-invalid-value = Ein Wert ist ungültig.

@@ -61,6 +61,7 @@ error-invalid-credentials = The username or password is wrong.
 error-expiry-in-past = The expiry date must be in the future.
 error-request-too-large = The request is too large.
 error-request-timeout = The request was not received in time.
+error-malformed-request = The request is not valid HTTP.
 error-too-many-connections = The server has too many open connections. Try again later.
 error-invalid-url = The address must be an http:// or https:// URL with a host, optionally a port (1–65535) and a path; no spaces, user name, query or fragment.
 error-invalid-value = A value is not valid.

@@ -61,6 +61,7 @@ error-invalid-credentials = El nombre de usuario o la contraseña son incorrecto
 error-expiry-in-past = La fecha de caducidad debe ser futura.
 error-request-too-large = La solicitud es demasiado grande.
 error-request-timeout = La solicitud no llegó a tiempo.
+error-malformed-request = La solicitud no es HTTP válido.
 error-too-many-connections = El servidor tiene demasiadas conexiones abiertas. Vuelva a intentarlo más tarde.
 error-invalid-url = La dirección debe ser una URL http:// o https:// con un host y, opcionalmente, un puerto (1–65535) y una ruta; sin espacios, nombre de usuario, consulta ni fragmento.
 error-invalid-value = Un valor no es válido.

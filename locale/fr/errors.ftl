@@ -61,6 +61,7 @@ error-invalid-credentials = Le nom d’utilisateur ou le mot de passe est incorr
 error-expiry-in-past = La date d’expiration doit être dans le futur.
 error-request-too-large = La requête est trop volumineuse.
 error-request-timeout = La requête n’est pas arrivée à temps.
+error-malformed-request = La requête n’est pas du HTTP valide.
 error-too-many-connections = Le serveur a trop de connexions ouvertes. Réessayez plus tard.
 error-invalid-url = L’adresse doit être une URL http:// ou https:// avec un hôte, éventuellement un port (1–65535) et un chemin ; sans espace, nom d’utilisateur, requête ni fragment.
 error-invalid-value = Une valeur n’est pas valide.

@@ -61,6 +61,7 @@ error-invalid-credentials = Неверное имя пользователя и�
 error-expiry-in-past = Срок действия должен истекать в будущем.
 error-request-too-large = Запрос слишком большой.
 error-request-timeout = Запрос не был получен вовремя.
+error-malformed-request = Запрос не является корректным HTTP.
 error-too-many-connections = У сервера слишком много открытых соединений. Попробуйте позже.
 error-invalid-url = Адрес должен быть URL вида http:// или https:// с хостом и, при необходимости, портом (1–65535) и путём; без пробелов, имени пользователя, запроса и фрагмента.
 error-invalid-value = Недопустимое значение.

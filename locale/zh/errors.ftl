@@ -61,6 +61,7 @@ error-invalid-credentials = 用户名或密码错误。
 error-expiry-in-past = 到期时间必须晚于当前时间。
 error-request-too-large = 请求过大。
 error-request-timeout = 未能及时收到请求。
+error-malformed-request = 该请求不是有效的 HTTP。
 error-too-many-connections = 服务器的打开连接过多，请稍后重试。
 error-invalid-url = 地址必须是带主机名的 http:// 或 https:// URL，可带端口（1–65535）和路径；不得包含空格、用户名、查询参数或片段。
 error-invalid-value = 某个值无效。

@@ -40,6 +40,9 @@ EXAMPLES = 5000 if LONG else 400
 TIMEOUT = 10.0  # seconds for a whole answer; the engine is instant, so anything near is a hang
 ENVELOPE_KEYS = {"message", "type", "param", "code"}
 BACKEND_FAULTS = {502, 503, 504}
+# Anthropic's surface answers in Anthropic's envelope, "not now" as 529 (its overloaded_error).
+ANTHROPIC_PATHS = ("/v1/messages", "/v1/messages/count_tokens")
+ANTHROPIC_FAULTS = {502, 504, 529}
 
 KNOWN_PATHS = ("/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models")
 ODD_PATHS = (
@@ -378,12 +381,23 @@ class WrongSuccess(AssertionError):
 def check(request: Request, answer: Answer) -> None:
     """The answer's faults, each as its own exception type so hypothesis keeps them apart."""
     status = answer.status
-    if status >= 500 and status not in BACKEND_FAULTS:
+    anthropic = request.path in ANTHROPIC_PATHS
+    if status >= 500 and status not in (ANTHROPIC_FAULTS if anthropic else BACKEND_FAULTS):
         raise ServerFault(f"a {status} answer")
     content_type = answer.header("content-type")
     if request.method == "HEAD":
         return  # no body to read
-    if status >= 400:
+    if status >= 400 and anthropic:
+        if not content_type.startswith("application/json"):
+            raise NotInEnvelope(f"{status} as {content_type!r}")
+        try:
+            body = json.loads(answer.body)
+            assert body["type"] == "error", body
+            assert set(body["error"]) == {"type", "message"}, body
+            assert isinstance(body["error"]["message"], str) and body["error"]["message"], body
+        except (ValueError, KeyError, TypeError, AssertionError) as why:
+            raise NotInEnvelope(f"{status}: {why!r:.300}") from None
+    elif status >= 400:
         if not content_type.startswith("application/json"):
             raise NotInEnvelope(f"{status} as {content_type!r}")
         try:
@@ -401,7 +415,10 @@ def check(request: Request, answer: Answer) -> None:
         try:
             if request.wants_stream() and request.path != "/v1/embeddings":
                 assert content_type.startswith("text/event-stream"), content_type
-                assert answer.body.rstrip().endswith(b"data: [DONE]"), answer.body[-200:]
+                # Each surface ends its stream its own way.
+                last = {"/v1/messages": b"message_stop", "/v1/responses": b"response."}
+                end = last.get(request.path, b"data: [DONE]")
+                assert end in answer.body[-400:], answer.body[-200:]
             else:
                 assert content_type.startswith("application/json"), content_type
                 json.loads(answer.body)
