@@ -6,6 +6,7 @@ request path only ever reads the current snapshot.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
@@ -15,6 +16,8 @@ from yarl import URL
 from gateway.admission import Route, Slot, Target
 from gateway.errors import Forbidden, ModelNotFound
 from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
+
+log = logging.getLogger("aiplane.gateway")
 
 
 @dataclass(slots=True)
@@ -99,6 +102,17 @@ def serves_natively(mode: str, profile: EngineProfile | None, surface: str) -> b
     return profile is not None and getattr(profile, surface, None) is True
 
 
+def _usable_url(b: BackendSpec) -> bool:
+    from gateway.base_url import BadBaseUrl, check_base_url
+
+    try:
+        check_base_url(b.base_url.rstrip("/"))
+    except BadBaseUrl as err:
+        log.warning("backend %s has a base URL no client can use (%s): not serving", b.name, err)
+        return False
+    return True
+
+
 def _root_of(base_url: str) -> str:
     return base_url[:-3] if base_url.endswith("/v1") else base_url
 
@@ -116,7 +130,9 @@ class Snapshot:
                 slot = slots[b.name] = Slot(b.name)
             slot.max_inflight = max(1, b.max_inflight)
             slot.weight = max(1, b.weight)
-            slot.enabled = b.enabled
+            # A base URL saved before it was checked may be one no client takes: such a backend
+            # serves nothing (callers get no_healthy_backend), rather than a 500 per request.
+            slot.enabled = b.enabled and _usable_url(b)
             slot.removed = False
             served = b.served_models or b.discovered_models
             headers = {"content-type": "application/json"}

@@ -121,3 +121,20 @@ def test_a_waiter_whose_backend_goes_down_keeps_waiting_and_its_expiry_says_why(
     assert r.json()["error"]["message"] == (
         "No healthy backend for 'sim-small' came back within 2 seconds; try again later."
     )
+
+
+def test_a_base_url_saved_before_urls_were_checked_serves_nothing_instead_of_failing(
+    gateway, make_sim, key
+):
+    from gateway import topology
+    from gateway.models import Backend
+
+    add_backend("old", make_sim(tokens=1, token_delay=0).url)
+    # A row from before the check (the API refuses this port now).
+    Backend.objects.filter(name="old").update(base_url="http://127.0.0.1:99999/v1")
+    topology.apply_topology()
+
+    r = chat(gateway, key)
+
+    assert r.status_code == 503, r.text
+    assert r.json()["error"]["code"] == "no_healthy_backend"
