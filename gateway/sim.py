@@ -73,10 +73,11 @@ tests/gateway/test_sim.py, rows 12-18 in tests/gateway/test_sim_surfaces.py.
 | then `data: [DONE]`, as every failed stream |                 | create_streaming_error_response; |
 | ends                                        |                 | vllm chat_completion/serving.py  |
 +---------------------------------------------+-----------------+----------------------------------+
-| 12. With `tools` (and tool_choice not       | vLLM; OpenAI's  | vllm chat_completion/serving.py  |
-| "none") a chat answers a tool call: to the  | Chat            | (chat_completion_full_generator: |
-| first tool, to the one tool_choice names,   | Completions API | is_finish_reason_tool_calls);    |
-| or with `tool_calls` > 1 (and               |                 | tool_parsers/                    |
+| 12. With `tools` a chat answers a tool call | vLLM; OpenAI's  | vllm chat_completion/serving.py  |
+| when tool_choice is "required" (the first   | Chat            | (chat_completion_full_generator: |
+| tool), names one (that one), or is "auto"   | Completions API | is_finish_reason_tool_calls);    |
+| and the user text names tools (those), or   |                 |                                  |
+| with `tool_calls` > 1 (and                  |                 | tool_parsers/                    |
 | parallel_tool_calls not false) to           |                 | hermes_tool_parser.py (the       |
 | successive tools. The arguments put the     |                 | name's DeltaToolCall first)      |
 | last user text in the first required string |                 |                                  |
@@ -579,16 +580,21 @@ def _plan_turn(
 ) -> _Turn:
     """The turn a request gets; `mode` is "auto", "required", "none" or "named".
 
-    With tools and a tool result last, the answer echoes the result's words; with tools
-    otherwise (unless "none"), it calls the named tool, or `calls` successive tools.
+    With tools and a tool result last, the answer echoes the result's words. Otherwise a forced
+    choice ("named", "required") calls the named tool or `calls` successive tools; "auto" calls
+    only the tools the user text names, as a model decides from the prompt: agents offer tools
+    on every turn and a plain question must get a plain answer.
     """
-    if tools and tool_result is None and mode != "none":
+    callable_ = tools
+    if mode == "auto":
+        callable_ = [t for t in tools if re.search(rf"\b{re.escape(t[0])}\b", user_text)]
+    if callable_ and tool_result is None and mode != "none":
         if mode == "named":
             chosen = [tool for tool in tools if tool[0] == named][:1]
             if not chosen:
                 raise _BadTurn(f"tool_choice names {named!r}, which is not among the tools")
         else:
-            chosen = [tools[i % len(tools)] for i in range(max(calls, 1))]
+            chosen = [callable_[i % len(callable_)] for i in range(max(calls, 1))]
         made = [
             _Call(call_id(i), name, _arguments(schema, user_text))
             for i, (name, schema) in enumerate(chosen)

@@ -119,10 +119,31 @@ def chat_body(**body: Any) -> dict[str, Any]:
 # ----- 12. tool calls on chat completions ------------------------------------------------------
 
 
-def test_row_12_a_chat_with_tools_calls_the_first_tool_with_arguments_from_the_prompt(
+def test_row_12_a_chat_with_tools_answers_a_plain_question_in_text_as_agents_need(
     http: httpx.Client,
 ) -> None:
+    # Agents offer their tools on every turn: a prompt that names none gets words, not a call.
     body = http.post("/v1/chat/completions", json=chat_body(tools=CHAT_TOOLS)).json()
+    (choice,) = body["choices"]
+    assert choice["finish_reason"] == "stop"
+    assert "tool_calls" not in choice["message"]
+    assert choice["message"]["content"]
+
+
+def test_row_12_a_prompt_that_names_a_tool_gets_a_call_to_it(http: httpx.Client) -> None:
+    ask = [{"role": "user", "content": "what does search say"}]
+    body = http.post("/v1/chat/completions", json=chat_body(messages=ask, tools=CHAT_TOOLS)).json()
+    (choice,) = body["choices"]
+    assert choice["finish_reason"] == "tool_calls"
+    (call,) = choice["message"]["tool_calls"]
+    assert call["function"]["name"] == "search"
+
+
+def test_row_12_a_chat_that_must_use_a_tool_calls_the_first_with_arguments_from_the_prompt(
+    http: httpx.Client,
+) -> None:
+    chat = chat_body(tools=CHAT_TOOLS, tool_choice="required")
+    body = http.post("/v1/chat/completions", json=chat).json()
     (choice,) = body["choices"]
     assert choice["finish_reason"] == "tool_calls"
     message = choice["message"]
@@ -161,7 +182,9 @@ def test_row_12_the_arguments_fill_the_first_required_string_property(
     http: httpx.Client, schema: dict[str, Any], arguments: dict[str, Any]
 ) -> None:
     tools = [{"type": "function", "function": {"name": "t", "parameters": schema}}]
-    body = http.post("/v1/chat/completions", json=chat_body(tools=tools)).json()
+    body = http.post(
+        "/v1/chat/completions", json=chat_body(tools=tools, tool_choice="required")
+    ).json()
     call = body["choices"][0]["message"]["tool_calls"][0]
     assert json.loads(call["function"]["arguments"]) == arguments
 
@@ -223,7 +246,12 @@ def test_row_12_a_streamed_tool_call_sends_id_type_and_name_first_then_argument_
     events = events_of(
         http,
         "/v1/chat/completions",
-        chat_body(tools=CHAT_TOOLS, stream=True, stream_options={"include_usage": True}),
+        chat_body(
+            tools=CHAT_TOOLS,
+            tool_choice="required",
+            stream=True,
+            stream_options={"include_usage": True},
+        ),
     )
     assert events[-1] == ("", "[DONE]")
     chunks = [data for _, data in events[:-1]]
@@ -252,11 +280,17 @@ def test_row_12_parallel_calls_go_to_successive_tools_unless_parallel_tool_calls
     http: httpx.Client,
 ) -> None:
     configure(http, tool_calls=2)
-    body = http.post("/v1/chat/completions", json=chat_body(tools=CHAT_TOOLS)).json()
+    body = http.post(
+        "/v1/chat/completions", json=chat_body(tools=CHAT_TOOLS, tool_choice="required")
+    ).json()
     calls = body["choices"][0]["message"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["weather", "search"]
     assert len({c["id"] for c in calls}) == 2
-    events = events_of(http, "/v1/chat/completions", chat_body(tools=CHAT_TOOLS, stream=True))
+    events = events_of(
+        http,
+        "/v1/chat/completions",
+        chat_body(tools=CHAT_TOOLS, tool_choice="required", stream=True),
+    )
     heads = [
         d["tool_calls"][0]
         for _, c in events[:-1]
@@ -265,19 +299,22 @@ def test_row_12_parallel_calls_go_to_successive_tools_unless_parallel_tool_calls
     ]
     assert [(h["index"], h["function"]["name"]) for h in heads] == [(0, "weather"), (1, "search")]
     single = http.post(
-        "/v1/chat/completions", json=chat_body(tools=CHAT_TOOLS, parallel_tool_calls=False)
+        "/v1/chat/completions",
+        json=chat_body(tools=CHAT_TOOLS, tool_choice="required", parallel_tool_calls=False),
     ).json()
     assert len(single["choices"][0]["message"]["tool_calls"]) == 1
 
 
 def test_the_openai_sdk_reads_tool_calls_whole_and_streamed(oai: openai.OpenAI) -> None:
-    whole = oai.chat.completions.create(model="sim-small", messages=HELLO, tools=CHAT_TOOLS)
+    whole = oai.chat.completions.create(
+        model="sim-small", messages=HELLO, tools=CHAT_TOOLS, tool_choice="required"
+    )
     (call,) = whole.choices[0].message.tool_calls or []
     assert (call.function.name, call.function.arguments) == ("weather", WEATHER_ARGS)
     arguments = ""
     names = []
     for chunk in oai.chat.completions.create(
-        model="sim-small", messages=HELLO, tools=CHAT_TOOLS, stream=True
+        model="sim-small", messages=HELLO, tools=CHAT_TOOLS, tool_choice="required", stream=True
     ):
         for delta_call in chunk.choices[0].delta.tool_calls or []:
             if delta_call.function and delta_call.function.name:
@@ -423,7 +460,11 @@ def test_row_14_tool_use_is_a_block_whole_and_streamed_with_input_json_deltas(
     claude: anthropic.Anthropic, http: httpx.Client
 ) -> None:
     answer = claude.messages.create(
-        model="sim-small", max_tokens=100, messages=HELLO, tools=ANTHROPIC_TOOLS
+        model="sim-small",
+        max_tokens=100,
+        messages=HELLO,
+        tools=ANTHROPIC_TOOLS,
+        tool_choice={"type": "any"},
     )
     (block,) = answer.content
     assert block.type == "tool_use"
@@ -432,7 +473,11 @@ def test_row_14_tool_use_is_a_block_whole_and_streamed_with_input_json_deltas(
     assert answer.stop_reason == "tool_use"
     assert answer.usage.output_tokens == len(WEATHER_PIECES)
 
-    events = events_of(http, "/v1/messages", message(stream=True, tools=ANTHROPIC_TOOLS))
+    events = events_of(
+        http,
+        "/v1/messages",
+        message(stream=True, tools=ANTHROPIC_TOOLS, tool_choice={"type": "any"}),
+    )
     assert [name for name, _ in events[:3]] == ["message_start", "ping", "content_block_start"]
     assert events[2][1]["content_block"] == {
         "type": "tool_use",
@@ -593,7 +638,11 @@ def test_row_15_vllm_streams_messages_without_ping_or_the_message_type(
     http: httpx.Client,
 ) -> None:
     configure(http, server_info="vllm")
-    events = events_of(http, "/v1/messages", message(stream=True, tools=ANTHROPIC_TOOLS))
+    events = events_of(
+        http,
+        "/v1/messages",
+        message(stream=True, tools=ANTHROPIC_TOOLS, tool_choice={"type": "any"}),
+    )
     assert [name for name, _ in events] == [
         "message_start",
         "content_block_start",
@@ -715,7 +764,9 @@ def test_row_16_the_openai_sdk_accumulates_a_streamed_response(oai: openai.OpenA
 def test_row_16_function_calls_whole_and_streamed_and_their_output_is_echoed(
     oai: openai.OpenAI, http: httpx.Client
 ) -> None:
-    response = oai.responses.create(model="sim-small", input=HELLO, tools=RESPONSES_TOOLS)
+    response = oai.responses.create(
+        model="sim-small", input=HELLO, tools=RESPONSES_TOOLS, tool_choice="required"
+    )
     (call,) = response.output
     assert call.type == "function_call"
     assert (call.name, call.arguments, call.status) == ("weather", WEATHER_ARGS, "completed")
@@ -724,7 +775,13 @@ def test_row_16_function_calls_whole_and_streamed_and_their_output_is_echoed(
     events = events_of(
         http,
         "/v1/responses",
-        {"model": "sim-small", "input": HELLO, "tools": RESPONSES_TOOLS, "stream": True},
+        {
+            "model": "sim-small",
+            "input": HELLO,
+            "tools": RESPONSES_TOOLS,
+            "tool_choice": "required",
+            "stream": True,
+        },
     )
     names = [name for name, _ in events]
     assert names == [
