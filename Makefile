@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVER ?= uvicorn
 
-.PHONY: serve test test-postgres lint bench venv clean
+.PHONY: serve test test-postgres lint bench chaos venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,21 @@ test-postgres: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+# The long chaos run (bench/chaos.py: a few minutes, thousands of seeded faulty requests against
+# the real app and three replicas; `make test` runs a short one), e.g.
+# `make chaos CHAOS_ARGS="--seed 7 --duration 300 --concurrency 48"`, then the long forms of the
+# property and fuzz suites that exist (their own per-test bounds, not make test's two minutes).
+CHAOS_ARGS ?=
+LONG_SUITES := $(wildcard tests/gateway/test_admission_machine.py tests/gateway/test_v1_fuzz.py \
+	tests/accounts/test_fuzz_api.py tests/test_fuzz_api.py)
+chaos: $(STAMP)
+	$(PY) bench/chaos.py $(CHAOS_ARGS)
+ifneq ($(LONG_SUITES),)
+	HYPOTHESIS_PROFILE=chaos AIPLANE_FUZZ=long $(PY) -m pytest -o timeout=3600 $(LONG_SUITES)
+else
+	@echo "no long property or fuzz suites yet (HYPOTHESIS_PROFILE=chaos, AIPLANE_FUZZ=long)"
+endif
 
 bench: $(STAMP)
 	$(PY) bench/overhead.py --observability both
