@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/chaos.py [--seed 1] [--duration 180] [--concurrency 32]
                                     [--requests 20000] [--only 12,345] [--server uvicorn|daphne]
+                                    [--keep-log PATH]
 
 It starts the app as `manage.py serve` does (a fresh SQLite database in a temporary directory,
 or a fresh database on the PostgreSQL server DATABASE_URL names), three simulated engines as
@@ -10,11 +11,12 @@ with one token per request, a short wait budget and short timeouts. It then send
 bench/chaos_plan.py from a seeded RNG, concurrently, while it disables and re-enables a replica,
 changes another's max_inflight and makes replicas fail a few requests (blips), and judges every
 answer against what its fault allows (bench/chaos_client.py). Afterwards it checks that no
-engine ever had more requests open than its max_inflight, that in-flight counts and queue depth
-are back to 0, that every request left exactly one activity record agreeing with its answer,
-that the process still answers promptly and that its memory stayed bounded, and prints counts by
-fault and by answer with the seed, so that `--seed` replays the same plan (`--only` replays
-single requests of it). Exit status 1 when a check failed.
+engine had more requests open than its max_inflight (beyond those the gateway had already let
+go, see `_check_engines`), that in-flight counts and queue depth are back to 0, that every
+request left exactly one activity record agreeing with its answer (each request has its own
+token, and the record names the token), that the process still answers promptly and that its
+memory stayed bounded. It prints counts by fault and by answer with the seed: `--seed` replays
+the same plan, `--only` single requests of it. Exit status 1 when a check failed.
 """
 
 from __future__ import annotations
@@ -115,7 +117,9 @@ class Segment:
 
 
 @dataclass(slots=True)
-class Outcome:
+class Exchange:
+    """One request of the run: what was planned, what the client saw, and the judgement."""
+
     call: Call
     obs: Observation
     verdict: Verdict
@@ -126,7 +130,7 @@ class ChaosResult:
     seed: int
     options: Options
     seconds: float = 0.0
-    outcomes: list[Outcome] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
     checks: dict[str, tuple[bool, str]] = field(default_factory=dict)
     segments: list[Segment] = field(default_factory=list)
     records: Counter[str] = field(default_factory=Counter)
@@ -144,18 +148,18 @@ class ChaosResult:
     @property
     def problems(self) -> list[str]:
         out = []
-        for o in self.outcomes:
+        for o in self.exchanges:
             seen = f"{o.obs.elapsed:.2f} s, {len(o.obs.body)} bytes"
             for problem in o.verdict.problems:
                 out.append(f"{o.call.name} [{o.call.fault} {o.call.detail}] ({seen}): {problem}")
         return out
 
     def by_answer(self) -> Counter[str]:
-        return Counter(o.verdict.kind for o in self.outcomes)
+        return Counter(o.verdict.kind for o in self.exchanges)
 
     def by_fault(self) -> dict[str, Counter[str]]:
         table: dict[str, Counter[str]] = {}
-        for o in self.outcomes:
+        for o in self.exchanges:
             kind = o.verdict.kind + (f" ({o.verdict.tag})" if o.verdict.tag else "")
             table.setdefault(o.call.fault, Counter())[kind] += 1
         return table
@@ -623,9 +627,8 @@ async def _drive(
             await control.reset(name)
         result.rss_before = rss_kib(pid)
         say(f"chaos: gateway RSS {result.rss_before / 1024:.0f} MiB before the run")
-        outcomes = await _load(options, control, calls, tokens, bounds, port, say)
-        result.outcomes = outcomes
-        say(f"chaos: {len(outcomes)} requests answered")
+        result.exchanges = await _load(options, control, calls, tokens, bounds, port, say)
+        say(f"chaos: {len(result.exchanges)} requests answered")
         await _settle(result, control, http, probe, pid, options)
     result.segments = control.segments
     for segment in control.segments:
@@ -665,11 +668,11 @@ async def _load(
     bounds: Bounds,
     port: int,
     say: Callable[..., None],
-) -> list[Outcome]:
+) -> list[Exchange]:
     loop = asyncio.get_running_loop()
     start = loop.time()
     issued = 0
-    outcomes: list[Outcome] = []
+    exchanges: list[Exchange] = []
     sending = True
 
     def progress() -> float:
@@ -689,7 +692,7 @@ async def _load(
             call = calls[issued]
             issued += 1
             obs = await perform(call, "127.0.0.1", port, token_of(call), bounds)
-            outcomes.append(Outcome(call, obs, judge(call, obs, bounds)))
+            exchanges.append(Exchange(call, obs, judge(call, obs, bounds)))
 
     async def changes() -> None:
         pending = list(EVENTS)
@@ -701,7 +704,7 @@ async def _load(
                 await control.apply(event, f"{loop.time() - start:6.1f}s")
             if loop.time() - last_report > 15 and not options.quiet:
                 last_report = loop.time()
-                say(f"chaos: {loop.time() - start:6.1f}s {issued} sent, {len(outcomes)} answered")
+                say(f"chaos: {loop.time() - start:6.1f}s {issued} sent, {len(exchanges)} answered")
             if not pending and not sending:
                 break
             await asyncio.sleep(0.05)
@@ -712,7 +715,7 @@ async def _load(
     finally:
         sending = False
         await changing
-    return outcomes
+    return exchanges
 
 
 async def _settle(
@@ -756,7 +759,7 @@ async def _settle(
         left = (await control.sim_config(name))["fail_next"]
         fired = sum(1 for e in EVENTS if e.action == "blip" and e.backend == name)
         injected += fired * BLIP_REQUESTS - left
-    victims = sum(1 for o in result.outcomes if o.verdict.tag == "blip")
+    victims = sum(1 for o in result.exchanges if o.verdict.tag == "blip")
     result.checks["blips explain every injected failure a request ended with"] = (
         victims <= injected,
         f"{victims} requests ended with an injected failure, {injected} were injected",
@@ -832,12 +835,12 @@ def _check_records(result: ChaosResult, calls: list[Call], records: list[tuple[A
     by_name: dict[str, list[tuple[Any, ...]]] = {}
     for row in records:
         by_name.setdefault(row[0] or "", []).append(row)
-    sent = {o.call.name: o for o in result.outcomes}
+    sent = {o.call.name: o for o in result.exchanges}
     result.records = Counter(row[3] for row in records if row[0] != PROBE)
     wrong_count: list[str] = []
     disagree: list[str] = []
     anonymous = 0
-    for o in result.outcomes:
+    for o in result.exchanges:
         call = o.call
         if call.auth != "own":
             anonymous += call.recorded
@@ -874,7 +877,7 @@ def _check_records(result: ChaosResult, calls: list[Call], records: list[tuple[A
         wrong_count.append(f"{len(strays)} records of requests never sent, e.g. {strays[:3]}")
     result.checks["every request left exactly one activity record"] = (
         not wrong_count,
-        f"{len(records)} records for {len(result.outcomes)} requests"
+        f"{len(records)} records for {len(result.exchanges)} requests"
         + ("; " + "; ".join(wrong_count[:10]) if wrong_count else ""),
     )
     result.checks["every record agrees with its answer"] = (
@@ -883,8 +886,8 @@ def _check_records(result: ChaosResult, calls: list[Call], records: list[tuple[A
     )
     answers = result.by_answer()
     result.checks["no 500"] = (
-        not any(o.obs.status == 500 for o in result.outcomes),
-        f"{sum(1 for o in result.outcomes if o.obs.status == 500)} answers were 500",
+        not any(o.obs.status == 500 for o in result.exchanges),
+        f"{sum(1 for o in result.exchanges if o.obs.status == 500)} answers were 500",
     )
     problems = result.problems
     result.checks["every answer is one its fault allows, well-formed"] = (
@@ -918,7 +921,7 @@ def _check_engines(result: ChaosResult, records: list[tuple[Any, ...]]) -> None:
     the gateway had finished before that moment are the engine's lag, the rest the gateway's.
     """
     ended = _ended(records)
-    by_name = {o.call.name: o for o in result.outcomes}
+    by_name = {o.call.name: o for o in result.exchanges}
     held_over: list[str] = []
     lag: list[str] = []
     for segment, peaks in result.peaks:
@@ -952,7 +955,7 @@ def report(result: ChaosResult) -> str:
     o = result.options
     lines = [
         "",
-        f"chaos run: seed {result.seed}, {len(result.outcomes)} requests in "
+        f"chaos run: seed {result.seed}, {len(result.exchanges)} requests in "
         f"{result.seconds:.0f} s, concurrency {o.concurrency}, server {o.server}",
         f"  bounds: first byte {o.first_byte} s, idle {o.idle} s, wait budget {o.budget} s",
         "",

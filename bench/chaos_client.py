@@ -138,14 +138,15 @@ async def perform(
         obs.failure = f"{type(err).__name__}: {err}"
     finally:
         obs.elapsed = loop.time() - started
-        if writer is not None:
-            if call.client in (LEAVE, LEAVE_MID) and call.index % 2:
-                # Half of the leaving clients reset the connection instead of closing it.
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            writer.transport.abort() if call.index % 2 else writer.close()
-        else:
+        if writer is None:
             sock.close()
+        elif call.client in (LEAVE, LEAVE_MID) and call.index % 2:
+            # Half of the leaving clients reset the connection instead of closing it.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        else:
+            writer.close()
     return obs
 
 

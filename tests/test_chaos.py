@@ -37,6 +37,6 @@ def test_a_short_chaos_run_breaks_no_rule_of_the_gateway() -> None:
     print(report(result))  # the counts, with `pytest -s`
     failed = [name for name, (passed, _) in result.checks.items() if not passed]
     assert not failed, report(result)
-    assert len(result.outcomes) == 300
-    families = {outcome.call.fault.split()[0] for outcome in result.outcomes}
+    assert len(result.exchanges) == 300
+    families = {exchange.call.fault.split()[0] for exchange in result.exchanges}
     assert families >= FAMILIES, sorted(FAMILIES - families)
