@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVER ?= uvicorn
 
-.PHONY: serve test test-postgres lint bench fuzz venv clean
+.PHONY: serve test test-postgres lint bench fuzz chaos venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,17 @@ lint: $(STAMP)
 
 # The long forms of the property-based fuzzers of /api/v0 and /v1 (`make test` runs the short ones).
 fuzz: $(STAMP)
-	AIPLANE_FUZZ=long $(PY) -m pytest tests/accounts/test_fuzz_api.py tests/gateway/test_v1_fuzz.py
+	AIPLANE_FUZZ=long $(PY) -m pytest -o timeout=3600 tests/accounts/test_fuzz_api.py tests/gateway/test_v1_fuzz.py
+
+# The long chaos run (bench/chaos.py: a few minutes, thousands of seeded faulty requests against
+# the real app and three replicas; `make test` runs a short one), e.g.
+# `make chaos CHAOS_ARGS="--seed 7 --duration 300 --concurrency 48"`, then the long forms of the
+# admission state machine and of the fuzzers (their own bounds, not make test's two minutes).
+CHAOS_ARGS ?=
+chaos: $(STAMP)
+	$(PY) bench/chaos.py $(CHAOS_ARGS)
+	HYPOTHESIS_PROFILE=chaos $(PY) -m pytest -o timeout=3600 tests/gateway/test_admission_machine.py
+	$(MAKE) fuzz
 
 bench: $(STAMP)
 	$(PY) bench/overhead.py --observability both

@@ -328,11 +328,12 @@ class Relay:
         # any can still be retried elsewhere, and status line and first token leave together.
         chunks = resp.content.iter_any().__aiter__()
         first = await anext(chunks, b"")
+        if not first:
+            raise self._retryable("ended its answer before its first byte")
         await self._start(resp, self._headers(resp))
-        if first:
-            await self._pass(first)
-            async for chunk in chunks:
-                await self._pass(chunk)
+        await self._pass(first)
+        async for chunk in chunks:
+            await self._pass(chunk)
         await self.send({"type": "http.response.body", "body": b""})
 
     async def _events(self, resp: aiohttp.ClientResponse) -> None:
@@ -345,17 +346,19 @@ class Relay:
             if not more:
                 break
             first += more
+        if not first:
+            # Not one event (a 204, a stream closed at once): no answer; another replica may.
+            raise self._retryable("ended its event stream before any event")
         if b'"error"' in first[:MAX_ERROR_BODY]:
             self._refused_in_stream(first)
         await self._start(resp, self._headers(resp))
-        if first:
-            await self._event_bytes(first)
-            async for chunk in chunks:
-                await self._event_bytes(chunk)
+        await self._event_bytes(first)
+        async for chunk in chunks:
+            await self._event_bytes(chunk)
         tail = b""
         if self._pending:
             # The engine ended mid-event but cleanly: its bytes, as it sent them.
-            tail, self._pending = self.plan.events(self._pending), b""
+            tail, self._pending = self._planned(self._pending), b""
         tail += self.plan.end()
         if tail:
             await self._pass(tail)
@@ -399,11 +402,18 @@ class Relay:
                 chunk.decode()  # whole events never split a character: this is the engine's
             except UnicodeDecodeError:
                 raise ClientPayloadError("the event stream is not UTF-8") from None
-        chunk = self.plan.events(chunk) if chunk else chunk
+        chunk = self._planned(chunk) if chunk else chunk
         if not chunk:
             self._mark = self._loop.time()  # progress from the backend, nothing to send yet
             return
         await self._pass(chunk)
+
+    def _planned(self, events: bytes) -> bytes:
+        """The surface's bytes for whole events; events it cannot pass on are a broken stream."""
+        try:
+            return self.plan.events(events)
+        except ValueError as err:
+            raise ClientPayloadError(f"Malformed event stream: {err}") from None
 
     async def _pass(self, chunk: bytes) -> None:
         loop = self._loop
@@ -467,6 +477,12 @@ class Relay:
         """The answer had started when the backend failed: end it so that it looks broken."""
         name = self.upstream.name
         self.active = False  # the client leaving during the last send changes nothing now
+        if self.body_kind == "events" and self.plan.complete(self._last):
+            # The client's stream had ended ([DONE]): it was answered, whatever came after.
+            log.warning("backend %s %s after the end of its answer", name, what)
+            with contextlib.suppress(Exception):
+                await self.send({"type": "http.response.body", "body": b""})
+            return
         log.warning("backend %s %s", name, what)
         self.record.outcome = Outcome.UPSTREAM_ERROR
         self.record.error = f"The model server {name} {what}."

@@ -66,8 +66,15 @@ class Plan:
         return data
 
     def events(self, data: bytes) -> bytes:
-        """Whole events of an event stream (ending on a boundary): the bytes the client gets."""
+        """Whole events of an event stream (ending on a boundary): the bytes the client gets.
+
+        Raises ValueError for events this surface cannot pass on (the stream then fails)."""
         return data
+
+    def complete(self, sent: bytes) -> bool:
+        """Whether the client's stream has ended, `sent` being the last bytes it got: after
+        `data: [DONE]` nothing the backend does (or fails to do) is the client's business."""
+        return sent.rstrip().endswith(b"data: [DONE]")
 
     def end(self) -> bytes:
         """The backend ended its stream cleanly: anything still to send."""
@@ -103,6 +110,10 @@ class ChatPlan(Plan):
         return data
 
     def events(self, data: bytes) -> bytes:
+        # A data line right after another line of the same event (not after a blank line) means
+        # an event of several data lines: two counts tell, and only then is the event read.
+        if data.count(b"\ndata:") != data.count(b"\n\ndata:"):
+            _check_data_lines(data)
         # The common chunk carries no usage: a bytes search, no JSON.
         if not any(mark in data for mark in _USAGE_MARKS):
             return data
@@ -118,6 +129,23 @@ class ChatPlan(Plan):
                         continue  # we asked for it, the client did not
             kept.append(event + b"\n\n")
         return b"".join(kept)
+
+
+def _check_data_lines(data: bytes) -> None:
+    """Raise ValueError for an event whose data lines do not join into one JSON document.
+
+    SSE joins an event's data lines with newlines, so JSON spread over several lines is still
+    one chunk; an event that ran into the next (its blank line lost) is two, and no client can
+    read it.
+    """
+    for event in split_events(data):
+        payload = event_data(event)
+        if payload is None or b"\n" not in payload or payload == b"[DONE]":
+            continue
+        try:
+            json.loads(payload)
+        except (ValueError, RecursionError):
+            raise ValueError("an event whose data lines are not one JSON document") from None
 
 
 def _json(data: bytes) -> Any:
