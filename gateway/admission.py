@@ -148,7 +148,7 @@ class Acquired:
         if self.released:
             return
         self.released = True
-        self.queue._on_release(self.target.slot)
+        self.queue._on_release(self)
 
 
 @dataclass(eq=False, slots=True)
@@ -168,6 +168,7 @@ class Waiter:
     turn: float = 0.0  # fair share's start tag
     retry: bool = False  # a failed dispatch trying another replica
     seq: int = -1
+    ref: str = ""  # its name in shared admission (unique per Waiter, a retry's too)
     state: str = WAITING
     key: tuple[float, float, int] = (0.0, 0.0, 0)
     plain_key: tuple[float, float, int] = (0.0, 0.0, 0)
@@ -433,6 +434,11 @@ class AdmissionQueue:
         This is the periodic pass (every 250 ms) that picks up capacity and health changes;
         ordinary admissions happen at once on release or arrival.
         """
+        self._expire_overdue()
+        return self._place_heads()
+
+    def _expire_overdue(self) -> None:
+        """Take out the waiters whose deadline passed; drop bookkeeping of those long gone."""
         now = self.clock()
         dl = self._deadlines
         while dl and dl[0][0] <= now:
@@ -449,6 +455,9 @@ class AdmissionQueue:
                 # Owners whose next turn is not ahead of the class's turn gain nothing from it.
                 vtime = self._vtime[cls]
                 self._turns[cls] = {o: t for o, t in turns.items() if t > vtime}
+
+    def _place_heads(self) -> int:
+        """Place waiting heads in priority order while their backends have room."""
         admitted = 0
         heads: list[tuple[tuple[float, float, int], int, _Group]] = []
         for g in self._groups.values():
@@ -513,6 +522,7 @@ class AdmissionQueue:
             if route is None:
                 for w in waiters:
                     w.state = FAILED
+                    self._forget(w)
                     self.observer.left(w, FAILED)
                     if w.on_admit:
                         w.on_admit(w)
@@ -571,7 +581,7 @@ class AdmissionQueue:
     def _pick(self, route: Route, w: Waiter) -> Target | None:
         """Choose a free usable target by the route's strategy."""
         targets = route.usable_targets(w.excluded)
-        free = [t for t in targets if t.slot.inflight < t.slot.max_inflight]
+        free = [t for t in targets if self._room(t.slot)]
         if not free:
             return None
         if len(free) == 1:
@@ -728,6 +738,7 @@ class AdmissionQueue:
     def _remove(self, w: Waiter, outcome: str) -> None:
         self._count(w, -1)
         w.state = outcome
+        self._forget(w)
         g = w.group
         if g is not None and g.live and len(g.heap) > 2 * g.live + 64:
             # Leavers are dropped lazily when they reach the top; under sustained overload a
@@ -762,13 +773,23 @@ class AdmissionQueue:
         if w.on_admit is not None:
             w.on_admit(w)
 
-    def _on_release(self, slot: Slot) -> None:
+    def _on_release(self, acquired: Acquired) -> None:
+        slot = acquired.target.slot
         slot.inflight -= 1
         self._dispatch_slot(slot)
 
+    def _room(self, slot: Slot) -> bool:
+        """May this process start one more request on the backend? (Shared admission's
+        fallback narrows it to this process's share.)"""
+        return slot.free
+
+    def _forget(self, w: Waiter) -> None:
+        """A waiter left the line without a slot: nothing to do here (shared admission
+        takes it out of the shared line too)."""
+
     def _dispatch_slot(self, slot: Slot) -> None:
         """Give each free slot on this backend to the best waiter that can use it."""
-        while slot.free:
+        while self._room(slot):
             choice = self._best_for(slot)
             if choice is None:
                 return

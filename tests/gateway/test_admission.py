@@ -86,12 +86,32 @@ def rec() -> Recorder:
     return Recorder()
 
 
-@pytest.fixture
-def make_queue(clock: FakeClock, rec: Recorder) -> Callable[..., AdmissionQueue]:
-    def make(**config: object) -> AdmissionQueue:
-        return AdmissionQueue(clock=clock, config=SchedulerConfig(**config), observer=rec)  # type: ignore[arg-type]
+@pytest.fixture(params=["local", "redis"])
+def make_queue(
+    request: pytest.FixtureRequest, clock: FakeClock, rec: Recorder
+) -> Callable[..., AdmissionQueue]:
+    """The queue of one process: in memory, or sharing its line on a private Redis."""
+    if request.param == "local":
 
-    return make
+        def make(**config: object) -> AdmissionQueue:
+            return AdmissionQueue(clock=clock, config=SchedulerConfig(**config), observer=rec)  # type: ignore[arg-type]
+
+        return make
+    from gateway.shared_admission import SharedAdmissionQueue, connect
+
+    server = request.getfixturevalue("redis_server")
+    prefix = request.getfixturevalue("redis_prefix")
+
+    def make_shared(**config: object) -> AdmissionQueue:
+        return SharedAdmissionQueue(
+            connect(server.url),
+            prefix=prefix,
+            clock=clock,
+            config=SchedulerConfig(**config),  # type: ignore[arg-type]
+            observer=rec,
+        )
+
+    return make_shared
 
 
 @pytest.fixture

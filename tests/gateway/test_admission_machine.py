@@ -39,6 +39,7 @@ from gateway.admission import (
     Target,
     Waiter,
 )
+from tests.redis_server import NO_REDIS, have_redis
 
 # `make test` runs the short profile (the same examples every run, so a red build means a
 # change); `HYPOTHESIS_PROFILE=chaos` (`make chaos`) explores far longer, differently each run.
@@ -164,6 +165,9 @@ class AdmissionMachine(RuleBasedStateMachine):
 
     # ----- set-up ---------------------------------------------------------------------------
 
+    def make_queue(self, config: SchedulerConfig) -> AdmissionQueue:
+        return AdmissionQueue(clock=self.clock, config=config, observer=self)
+
     @initialize(
         caps=st.lists(st.integers(1, 2), min_size=3, max_size=3),
         name=st.sampled_from(SCHEDULERS),
@@ -197,7 +201,7 @@ class AdmissionMachine(RuleBasedStateMachine):
             affinity_bonus=bonus,
             max_waiters=max_waiters,
         )
-        self.q = AdmissionQueue(clock=self.clock, config=config, observer=self)
+        self.q = self.make_queue(config)
         self.requests: list[Request] = []
         self.by_waiter: dict[int, Request] = {}
         self.waiters_made: list[Waiter] = []  # every Waiter ever, so ids stay unique
@@ -801,5 +805,33 @@ def _test_case(machine: type[RuleBasedStateMachine]) -> type:
     return pytest.mark.timeout(0 if PROFILE.endswith("chaos") else 120)(case)
 
 
+def _shared(machine: type[AdmissionMachine]) -> type[AdmissionMachine]:
+    """The same machine over shared admission: the queue of one process on a private Redis."""
+
+    class Shared(machine):  # type: ignore[valid-type,misc]
+        def make_queue(self, config: SchedulerConfig) -> AdmissionQueue:
+            import uuid
+
+            from gateway.shared_admission import SharedAdmissionQueue, connect
+            from tests.redis_server import shared_server
+
+            return SharedAdmissionQueue(
+                connect(shared_server().url),
+                prefix=f"m{uuid.uuid4().hex[:10]}:",
+                clock=self.clock,
+                config=config,
+                observer=self,
+            )
+
+    Shared.__name__ = "Shared" + machine.__name__
+    return Shared
+
+
 TestTheAdmissionQueueAgainstItsModel = _test_case(AdmissionMachine)
 TestTheSerialSchedulerAgainstItsModel = _test_case(SerialMachine)
+TestTheSharedAdmissionQueueAgainstItsModel = pytest.mark.skipif(not have_redis(), reason=NO_REDIS)(
+    _test_case(_shared(AdmissionMachine))
+)
+TestTheSharedSerialSchedulerAgainstItsModel = pytest.mark.skipif(not have_redis(), reason=NO_REDIS)(
+    _test_case(_shared(SerialMachine))
+)

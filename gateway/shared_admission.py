@@ -1,0 +1,541 @@
+"""Shared admission: one line and exact backend limits over every gateway process, on Redis.
+
+`SharedAdmissionQueue` is the process's `AdmissionQueue` (its waiters, their order keys, the
+observers, deadlines and bounds stay local, the same code) with the shared part moved into Redis:
+per backend a set of slot leases and a line of waiters ordered by the same keys, every change one
+Lua script (gateway/shared_lua.py). A slot freed in any process goes to the best waiter over all
+of them; a grant to another process reaches it by pub/sub (and, should that be lost, by the
+250 ms pass). The scripts are called synchronously from the loop: one loopback round trip each,
+which keeps the core a plain function of its inputs that tests drive step by step.
+
+Faults:
+- A process that dies stops renewing: its leases lapse within `LEASE_SECS` and the next renewal
+  of any other process reaps its waiters.
+- Redis unreachable: the process falls back to local admission with its share of each backend's
+  max_inflight (max_inflight split over the processes last seen alive, so their sum stays within
+  it), says so in the log and in `aiplane_shared_admission_fallback`, and rejoins when Redis
+  answers again, listing its running requests and waiters anew.
+- Redis restarted empty: the first renewal that notices sets a short settling time in which
+  nothing is granted, and every live process lists its leases and waiters again within it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import struct
+import time
+import uuid
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import redis
+
+from gateway import shared_lua
+from gateway.admission import (
+    EXPIRED,
+    WAITING,
+    Acquired,
+    AdmissionQueue,
+    Clock,
+    Observer,
+    Route,
+    SchedulerConfig,
+    Slot,
+    Target,
+    Waiter,
+    _warm_key,
+)
+
+log = logging.getLogger("aiplane.gateway")
+
+LEASE_SECS = 3.0  # a dead process's slots come back within this (renewed every RENEW_SECS)
+RENEW_SECS = 1.0
+SETTLE_SECS = 2.5  # after Redis lost its state: time for every process to list its own again
+REDIS_TIMEOUT = 0.25  # a call that takes longer counts as an outage (no request hangs on it)
+
+Grants = list[tuple[str, str]]
+
+
+class RedisDown(Exception):
+    """Redis did not answer; the queue is now in local fallback."""
+
+
+def _sortable(x: float) -> str:
+    """A float as 16 hex digits that sort as bytes like the numbers do (exact, no rounding)."""
+    bits = struct.unpack(">Q", struct.pack(">d", float(x) + 0.0))[0]  # + 0.0: -0.0 is 0.0
+    bits = bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | (1 << 63)
+    return f"{bits:016x}"
+
+
+def encode_key(key: tuple[float, float, int], ref: str) -> str:
+    """A waiter's order key as a member of a backend's line: byte order is the key's order."""
+    k0, k1, k2 = key
+    return f"{_sortable(k0)}{_sortable(k1)}{k2:016x}|{ref}"
+
+
+class _Arrivals:
+    """Arrival numbers that order waiters of every process: wall-clock microseconds, unique
+    in this process (the local order keys' last element, compared across processes)."""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def __iter__(self) -> _Arrivals:
+        return self
+
+    def __next__(self) -> int:
+        self.last = max(self.last + 1, time.time_ns() // 1000)
+        return self.last
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for the request path: short timeouts, one reconnect on a stale connection."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=REDIS_TIMEOUT,
+        socket_connect_timeout=REDIS_TIMEOUT,
+        retry=Retry(NoBackoff(), 1),
+        retry_on_error=[redis.ConnectionError],
+        health_check_interval=0,
+    )
+
+
+class SharedAdmissionQueue(AdmissionQueue):
+    """The admission queue of one process in a group that shares its line on Redis."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        prefix: str = "aiplane:",
+        process: str | None = None,
+        clock: Clock = time.time,
+        config: SchedulerConfig | None = None,
+        observer: Observer | None = None,
+    ) -> None:
+        super().__init__(clock=clock, config=config, observer=observer)
+        self.client = client
+        self.prefix = prefix
+        self.process = process or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._seq = _Arrivals()  # type: ignore[assignment]  # an iterator of ints, as count is
+        self._refs = itertools.count()
+        self._ttl = str(int(LEASE_SECS * 1000))
+        self._by_ref: dict[str, Waiter] = {}  # this process's waiters in the shared line
+        self._leases: dict[str, Acquired] = {}  # this process's running requests
+        self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
+        self._listed: dict[Hashable, tuple[str, ...]] = {}  # group -> backends it is listed under
+        self._scripts = {
+            name: client.register_script(getattr(shared_lua, name))
+            for name in ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
+        }
+        self.fallback = False
+        self.fallbacks = 0  # times this process fell back to local admission
+        self.boot = ""
+        self.processes = 1
+        self.rank = 0
+        self.on_fallback: Callable[[bool], None] | None = None
+        self._renewed = float("-inf")
+        self._listed_bonus = self._bonus()
+        try:
+            self.renew()
+        except RedisDown:
+            pass  # it starts in fallback and rejoins when Redis answers
+
+    # ----- calling Redis ---------------------------------------------------------------------
+
+    def _run(self, name: str, *args: object) -> Any:
+        if self.fallback:
+            raise RedisDown(name)
+        if name != "RENEW" and time.monotonic() - self._renewed > RENEW_SECS:
+            self.renew()  # busy processes renew on the way; the runtime's loop covers idle ones
+        call: list[Any] = [self.prefix, self.process, self._ttl, *args]
+        try:
+            return self._scripts[name](args=call)
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
+            self._fall_back(err)
+            raise RedisDown(name) from err
+
+    def _fall_back(self, err: Exception) -> None:
+        if self.fallback:
+            return
+        self.fallback = True
+        self.fallbacks += 1
+        log.warning(
+            "Redis is unreachable (%s): admitting locally with this process's share of each "
+            "backend (1/%d) until it answers again",
+            err,
+            self.processes,
+        )
+        if self.on_fallback is not None:
+            self.on_fallback(True)
+
+    def _room(self, slot: Slot) -> bool:
+        if not self.fallback:
+            return slot.free
+        return slot.usable and slot.inflight < self.share(slot.max_inflight)
+
+    def share(self, max_inflight: int) -> int:
+        """This process's part of a backend's limit while Redis is away: the parts of the
+        processes last seen alive add up to max_inflight exactly."""
+        n = max(1, self.processes)
+        return max_inflight // n + (1 if self.rank < max_inflight % n else 0)
+
+    # ----- waiters ---------------------------------------------------------------------------
+
+    def waiter(self, route: Route, **kw: Any) -> Waiter:
+        w = super().waiter(route, **kw)
+        for slot in route.slots():
+            self._known[slot.name] = slot
+        w.ref = f"{self.process}:{next(self._refs)}"
+        return w
+
+    def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
+        w = super().retry_waiter(old, failed_backend)
+        w.ref = f"{self.process}:{next(self._refs)}"
+        return w
+
+    def _bonus(self) -> float:
+        serial = self.config.name == "serial"
+        return max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
+
+    def _check_bonus(self) -> None:
+        """A changed affinity bonus changes the warm members: list those waiters again."""
+        bonus = self._bonus()
+        if bonus != self._listed_bonus:
+            self._listed_bonus = bonus
+            self._listed.clear()
+            self._relist()
+
+    def _members(self, w: Waiter, targets: tuple[Target, ...]) -> list[object]:
+        bonus = self._bonus()
+        args: list[object] = [len(targets)]
+        for t in targets:
+            warm = bonus and w.affinity == t.slot.name
+            key = _warm_key(w, bonus) if warm else w.key
+            args += [t.slot.name, t.slot.max_inflight, encode_key(key, w.ref)]
+        return args
+
+    def _info(self, w: Waiter) -> str:
+        tag = w.tag
+        return json.dumps(
+            {
+                "class": w.cls,
+                "offset": w.offset,
+                "arrival": w.seq / 1e6,
+                "model": getattr(tag, "model", "") or "",
+                "user": getattr(tag, "username", "") or "",
+                "token": getattr(tag, "token_name", None),
+            }
+        )
+
+    # ----- the synchronous core --------------------------------------------------------------
+
+    def submit(self, w: Waiter) -> Acquired | None:
+        if self.fallback:
+            return super().submit(w)
+        targets = w.route.usable_targets(w.excluded)
+        answer: list[Any] = [b"busy"]
+        if targets:
+            route = w.route
+            route._rr += 1
+            args: list[object] = [
+                w.ref,
+                route.strategy,
+                w.affinity or "",
+                route._rr,
+                len(targets),
+            ]
+            for t in targets:
+                args += [t.slot.name, t.slot.max_inflight, t.slot.weight]
+            try:
+                answer = self._run("ACQUIRE", *args)
+                if answer[0] == b"reset":
+                    self.renew()
+                    answer = self._run("ACQUIRE", *args)
+            except RedisDown:
+                return super().submit(w)
+        if answer[0] == b"now":
+            target = _target_named(targets, answer[1].decode())
+            self._admit(w, target, immediate=True, reordered=False)
+            return w.acquired
+        if w.deadline <= self.clock() and answer[0] != b"wait":
+            w.state = EXPIRED
+            self.observer.left(w, EXPIRED)
+            return None
+        if not w.retry:
+            self._check_bounds(w)
+        self._enqueue(w)
+        if w.state == WAITING and w.deadline <= self.clock():
+            self._remove(w, EXPIRED)
+        return w.acquired
+
+    def _enqueue(self, w: Waiter, *, rearm_deadline: bool = True) -> None:
+        super()._enqueue(w, rearm_deadline=rearm_deadline)
+        self._by_ref[w.ref] = w
+        if not self.fallback:
+            # Re-enqueued by a reroute: listed again without handing out slots, since who is
+            # best is only known once all are back; the reroute's pass then hands them out.
+            again = not rearm_deadline
+            self._index(w, "again" if again else "new", dispatch=not again)
+
+    def _index(self, w: Waiter, mode: str, *, dispatch: bool = True) -> None:
+        """List the waiter under each backend it may use now (again: replacing its old
+        listing); with `dispatch`, free slots of those backends are handed out at once."""
+        targets = w.route.usable_targets(w.excluded)
+        if w.group is not None:
+            self._listed[w.group.gkey] = tuple(t.slot.name for t in targets)
+        args = [w.ref, mode, w.cls, self._info(w), "1" if dispatch else "0"]
+        try:
+            grants = self._run("INDEX", *args, *self._members(w, targets))
+            if grants and grants[0] == b"reset":
+                self.renew()
+                grants = self._run("INDEX", *args, *self._members(w, targets))
+        except RedisDown:
+            self._dispatch_locally()
+            return
+        self._grant(grants)
+
+    def _relist(self, slot: Slot | None = None) -> None:
+        """List again the waiters whose usable backends changed since they were listed (health,
+        enablement, a lost primary opening its fallback), without handing out slots yet."""
+        groups = self._groups.values() if slot is None else self._groups_by_slot.get(slot.name, ())
+        for g in list(groups):
+            if not g.live:
+                continue
+            now = tuple(t.slot.name for t in g.route.usable_targets(g.excluded))
+            if self._listed.get(g.gkey) == now:
+                continue
+            for _, w in list(g.heap):
+                if w.state == WAITING:
+                    self._index(w, "again", dispatch=False)
+            self._listed[g.gkey] = now
+
+    def _forget(self, w: Waiter) -> None:
+        self._by_ref.pop(w.ref, None)
+        if self.fallback or not w.ref:
+            return
+        slots = list(w.route.slots())
+        args: list[object] = [w.ref, len(slots)]
+        for s in slots:
+            args += [s.name, s.max_inflight]
+        try:
+            self._grant(self._run("CANCEL", *args))
+        except RedisDown:
+            self._dispatch_locally()
+
+    def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
+        self._by_ref.pop(w.ref, None)
+        super()._admit(w, target, reordered, immediate=immediate)
+        if w.acquired is not None:
+            self._leases[w.ref] = w.acquired
+
+    def _on_release(self, acquired: Acquired) -> None:
+        slot = acquired.target.slot
+        slot.inflight -= 1
+        ref = acquired.waiter.ref
+        self._leases.pop(ref, None)
+        if self.fallback:
+            self._dispatch_slot(slot)
+            return
+        try:
+            self._check_bonus()
+            grants = self._run(
+                "RELEASE", ref, slot.name, slot.max_inflight, "1" if slot.usable else "0"
+            )
+        except RedisDown:
+            self._dispatch_slot(slot)
+            return
+        self._grant(grants)
+
+    def _grant(self, flat: list[Any]) -> None:
+        """Admit this process's waiters that Redis granted a slot; give back what nobody takes."""
+        if not flat or flat[0] == b"reset":
+            return
+        for i in range(0, len(flat) - 1, 2):
+            ref, backend = flat[i].decode(), flat[i + 1].decode()
+            w = self._by_ref.get(ref)
+            target = None
+            if w is not None and w.state == WAITING:
+                target = _target_on_backend(w, backend)
+            if target is None:
+                self._give_back(ref, backend, w)
+                continue
+            if w is not None:
+                self._admit(w, target, reordered=self._reorder(w, target.slot), immediate=False)
+
+    def _reorder(self, w: Waiter, slot: Slot) -> bool:
+        """Serial only: did aging or affinity pick `w` over a waiter of this process that
+        class and arrival would have served first on this backend?"""
+        if self.config.name != "serial":
+            return False
+        for g in self._groups_by_slot.get(slot.name, ()):
+            p = g.plain_head()
+            if p is not None and p is not w and p.plain_key < w.plain_key:
+                if slot.name not in g.excluded and any(
+                    t.slot is slot for t in g.route.usable_targets(g.excluded)
+                ):
+                    return True
+        return False
+
+    def _give_back(self, ref: str, backend: str, w: Waiter | None) -> None:
+        """A grant for a waiter that left (or whose route lost that backend): free the lease."""
+        slot = self._known.get(backend)
+        cap = slot.max_inflight if slot is not None and slot.usable else 0
+        try:
+            self._grant(self._run("RELEASE", ref, backend, cap, "1" if cap else "0"))
+            if w is not None and w.state == WAITING:
+                self._index(w, "new")  # its route moved off that backend: back in line
+        except RedisDown:
+            pass
+
+    def take_grants(self) -> int:
+        """Admit the grants other processes made to this one (on their pub/sub wake-up)."""
+        before = len(self._leases)
+        try:
+            self._grant(self._run("TAKE"))
+        except RedisDown:
+            self._dispatch_locally()
+        return len(self._leases) - before
+
+    def _drop_group(self, g: Any) -> None:
+        super()._drop_group(g)
+        self._listed.pop(g.gkey, None)
+
+    def _backends_waited_for(self) -> list[Slot]:
+        seen: dict[str, Slot] = {}
+        for g in list(self._groups.values()):
+            if g.live:
+                for t in g.route.usable_targets(g.excluded):
+                    seen.setdefault(t.slot.name, t.slot)
+        return list(seen.values())
+
+    def dispatch_pass(self) -> int:
+        self._expire_overdue()
+        if self.fallback:
+            return self._place_heads()
+        before = len(self._leases)
+        self._check_bonus()
+        self._relist()
+        slots = [s for s in self._backends_waited_for() if s.usable]
+        try:
+            self._grant(self._run("TAKE"))
+            if slots:
+                args: list[object] = [len(slots)]
+                for s in slots:
+                    args += [s.name, s.max_inflight]
+                self._grant(self._run("PASS", *args))
+        except RedisDown:
+            return self._place_heads()
+        return max(0, len(self._leases) - before)
+
+    def _dispatch_locally(self) -> None:
+        if self.fallback:
+            self._place_heads()
+
+    def slot_changed(self, slot: Slot) -> None:
+        if self.fallback:
+            super().slot_changed(slot)
+            return
+        self._relist(slot)
+        slots = [s for s in {slot, *self._backends_waited_for()} if s.usable]
+        if not slots:
+            return
+        args: list[object] = [len(slots)]
+        for s in slots:
+            args += [s.name, s.max_inflight]
+        try:
+            self._grant(self._run("PASS", *args))
+        except RedisDown:
+            super().slot_changed(slot)
+
+    # ----- liveness, outage and rebuild ------------------------------------------------------
+
+    def renew(self, *, force: bool = False) -> None:
+        """Say this process is alive and renew its leases; rebuild what Redis lost."""
+        args: list[object] = [
+            int(LEASE_SECS * 1000),
+            self.boot,
+            int(SETTLE_SECS * 1000),
+            "1" if force else "0",
+            len(self._leases),
+        ]
+        for ref, acq in list(self._leases.items()):
+            args += [acq.backend, ref]
+        self._renewed = time.monotonic()
+        try:
+            boot, processes, rank, reset = self._run("RENEW", *args)
+        except RedisDown:
+            return
+        lost = reset and (self.boot != "" or force)
+        self.boot = boot.decode()
+        self.processes, self.rank = int(processes), int(rank)
+        if lost:
+            for w in list(self._by_ref.values()):
+                if w.state == WAITING:
+                    self._index(w, "again", dispatch=False)
+
+    def rejoin(self) -> bool:
+        """In fallback: try Redis again; back in the shared line when it answers."""
+        if not self.fallback:
+            return True
+        try:
+            self.client.ping()
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+            return False
+        self.fallback = False
+        self.renew(force=True)
+        if self.fallback:
+            return False
+        for w in list(self._by_ref.values()):
+            if w.state == WAITING:
+                self._index(w, "again", dispatch=False)
+        log.warning("Redis answers again: admission is shared once more")
+        if self.on_fallback is not None:
+            self.on_fallback(False)
+        self.dispatch_pass()
+        return True
+
+    # ----- views -----------------------------------------------------------------------------
+
+    def shared_state(self, backends: list[str], limit: int = 500) -> dict[str, Any] | None:
+        """Depth per class, in-flight per backend and the first waiters over all processes;
+        None in fallback. Safe from any thread (the client's pool is)."""
+        if self.fallback:
+            return None
+        try:
+            raw = self._scripts["STATS"](
+                args=[self.prefix, self.process, self._ttl, limit, len(backends), *backends]
+            )
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+            return None
+        depth = [int(x) for x in raw[:3]]
+        inflight = {b: int(x) for b, x in zip(backends, raw[3 : 3 + len(backends)], strict=True)}
+        rest = raw[3 + len(backends) :]
+        waiters = []
+        for i in range(0, len(rest) - 2, 3):
+            info = json.loads(rest[i + 2] or b"{}")
+            info["ref"] = rest[i].decode()
+            info["process"] = rest[i + 1].decode()
+            waiters.append(info)
+        return {"depth": depth, "inflight": inflight, "waiters": waiters}
+
+
+def _target_named(targets: tuple[Target, ...], name: str) -> Target:
+    return next(t for t in targets if t.slot.name == name)
+
+
+def _target_on_backend(w: Waiter, backend: str) -> Target | None:
+    """The waiter's target on a backend Redis granted, if its route still goes there."""
+    for t in w.route.usable_targets(w.excluded):
+        if t.slot.name == backend:
+            return t
+    for t in (*w.route.primary, *w.route.fallback):
+        if t.slot.name == backend and backend not in w.excluded and not t.slot.removed:
+            return t
+    return None
