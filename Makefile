@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 SERVER ?= uvicorn
+WORKERS ?= 1
 
 .PHONY: serve test test-postgres lint bench fuzz chaos venv clean
 
@@ -18,11 +19,12 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Set up, migrate SQLite, create the first administrator once, then serve the gateway and UI
-# with the simulated engine as a demo backend. SERVER=daphne serves with daphne instead.
+# with the simulated engine as a demo backend. SERVER=daphne serves with daphne instead;
+# WORKERS=2 (with AIPLANE_REDIS_URL set) runs two gateway processes sharing admission on Redis.
 serve: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
-	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --demo
+	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --workers $(WORKERS) --demo
 
 # Lint and types, then every test: unit, integration on loopback, browser (Chromium), and, when
 # AIPLANE_TEST_DATABASE_URL names a PostgreSQL database, the database tests again on it.

@@ -10,6 +10,7 @@ from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from accounts.caller import invalidate_callers
 from accounts.models import ApiToken, GatewayGroup, UserProfile
+from aiplane import changes
 from aiplane.catalog import on_settings_changed
 
 # Saves that touch only these fields change nothing a CallerContext holds.
@@ -23,11 +24,17 @@ def _invalidate_after_commit(**kwargs: Any) -> None:
     if update_fields is not None and frozenset(update_fields) in _IRRELEVANT_UPDATES:
         return
     # After commit: a load that starts earlier would read the old rows and cache them again.
-    transaction.on_commit(invalidate_callers, using=kwargs.get("using"))
+    transaction.on_commit(_callers_changed, using=kwargs.get("using"))
+
+
+def _callers_changed() -> None:
+    invalidate_callers()
+    changes.publish(changes.CALLERS)  # other processes forget theirs too
 
 
 def _on_settings_changed(values: dict[str, Any]) -> None:
     invalidate_callers()  # the catalog already calls listeners after commit
+    changes.publish(changes.SETTINGS)
 
 
 def connect() -> None:

@@ -17,7 +17,14 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 
-from accounts.caller import CallerContext, caller_for_token, caller_for_user, flush_token_usage
+from accounts.caller import (
+    CallerContext,
+    caller_for_token,
+    caller_for_user,
+    flush_token_usage,
+    invalidate_callers,
+)
+from aiplane import changes
 from aiplane.catalog import all_settings, on_settings_changed
 from gateway import activity
 from gateway.activity_writer import ProcessWriter
@@ -171,6 +178,7 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
             await writer.close()
         await db.close()
 
+    url = changes.redis_url()
     runtime = Runtime(
         load_topology=load_topology,
         load_settings=all_settings,
@@ -179,9 +187,40 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         run_db=db,
         on_stop=stop,
         observe=observability_enabled(),
+        make_queue=partial(_shared_queue, url) if url else None,
     )
+    if url:
+        from gateway.shared_admission import SharedAdmissionQueue
+        from gateway.shared_link import SharedLink
+
+        queue = runtime.queue if isinstance(runtime.queue, SharedAdmissionQueue) else None
+        link = SharedLink(
+            url, prefix=changes.prefix(), queue=queue, apply_change=partial(_apply_change, runtime)
+        )
+        runtime.jobs += [link.listen, link.keep]
+        runtime.link = link  # type: ignore[attr-defined]
     _listen_for_settings()
     return runtime, recorder
+
+
+def _shared_queue(url: str, observer: Any) -> Any:
+    """AIPLANE_REDIS_URL: this process's queue shares its line and limits with the others."""
+    from gateway.shared_admission import SharedAdmissionQueue, connect
+
+    return SharedAdmissionQueue(
+        connect(url), prefix=changes.prefix(), process=changes.process_name(), observer=observer
+    )
+
+
+async def _apply_change(runtime: Runtime, kind: str) -> None:
+    """Another process changed identities, settings or the topology: apply it here at once."""
+    if kind == changes.CALLERS:
+        invalidate_callers()
+    elif kind == changes.SETTINGS:
+        invalidate_callers()
+        runtime.apply_settings(await runtime.run_db(all_settings))
+    elif kind == changes.TOPOLOGY:
+        runtime.install(await runtime.run_db(load_topology))
 
 
 _listening = False

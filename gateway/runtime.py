@@ -18,7 +18,7 @@ from typing import Any
 import aiohttp
 import httpx
 
-from gateway.admission import AdmissionQueue, Slot
+from gateway.admission import AdmissionQueue, Observer, Slot
 from gateway.detect import detect_engine, probe_models
 from gateway.health import HealthTracker, probe_health
 from gateway.metrics import QueueMetrics
@@ -97,6 +97,7 @@ class Runtime:
         on_stop: Callable[[], Awaitable[None]] | None = None,
         background: bool = True,
         observe: bool = True,
+        make_queue: Callable[[Observer | None], AdmissionQueue] | None = None,
     ) -> None:
         self._load_topology = load_topology
         self._load_settings = load_settings
@@ -111,7 +112,11 @@ class Runtime:
         self.metrics = QueueMetrics()
         self.metrics.on_change = self._wake_watchers
         # observe=False leaves the queue without metrics (to measure what they cost).
-        self.queue = AdmissionQueue(observer=self.metrics if observe else None)
+        observer = self.metrics if observe else None
+        # make_queue: shared admission (gateway/shared_admission.py) instead of the local queue.
+        self.queue = (
+            make_queue(observer) if make_queue is not None else AdmissionQueue(observer=observer)
+        )
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))

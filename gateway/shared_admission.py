@@ -91,15 +91,15 @@ class _Arrivals:
         return self.last
 
 
-def connect(url: str) -> redis.Redis:
+def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
     """A client for the request path: short timeouts, one reconnect on a stale connection."""
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
     return redis.Redis.from_url(
         url,
-        socket_timeout=REDIS_TIMEOUT,
-        socket_connect_timeout=REDIS_TIMEOUT,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 1),
         retry_on_error=[redis.ConnectionError],
         health_check_interval=0,

@@ -97,6 +97,9 @@ def apply_topology() -> None:
     from gateway.runtime import runtimes
 
     def push() -> None:
+        from aiplane import changes
+
+        changes.publish(changes.TOPOLOGY)  # every other process reloads it
         live = runtimes()
         if not live:
             return

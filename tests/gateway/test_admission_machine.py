@@ -816,7 +816,7 @@ def _shared(machine: type[AdmissionMachine]) -> type[AdmissionMachine]:
             from tests.redis_server import shared_server
 
             return SharedAdmissionQueue(
-                connect(shared_server().url),
+                connect(shared_server().url, timeout=10.0),
                 prefix=f"m{uuid.uuid4().hex[:10]}:",
                 clock=self.clock,
                 config=config,

@@ -21,6 +21,51 @@ def _port_free(host: str, port: int) -> bool:
     return True
 
 
+def serve_workers(host: str, port: int, workers: int, bounds: Any) -> None:
+    """Several uvicorn processes accepting on one socket, sharing admission on Redis.
+
+    The socket is bound here and the workers forked before any of them builds its runtime, so
+    each has its own process name, event loop and connections; they stop together.
+    """
+    import multiprocessing
+    import signal
+
+    import uvicorn
+    from django.db import connections
+
+    sock = uvicorn.Config("aiplane.asgi:application", host=host, port=port).bind_socket()
+    connections.close_all()  # a forked child must not share the parent's database connection
+    ctx = multiprocessing.get_context("fork")
+    children = [
+        ctx.Process(target=_worker, args=(sock, host, port, bounds), name=f"aiplane-worker-{i}")
+        for i in range(workers)
+    ]
+    for child in children:
+        child.start()
+
+    def stop(signum: int, _frame: Any) -> None:
+        for child in children:
+            if child.is_alive():
+                child.terminate()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    for child in children:
+        child.join()
+    sock.close()
+
+
+def _worker(sock: socket.socket, host: str, port: int, bounds: Any) -> None:
+    import uvicorn
+
+    from aiplane.asgi import application
+    from gateway.serving import uvicorn_config
+
+    config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
+    config.log_level = "info"
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 class Command(BaseCommand):
     help = "Serve aiplane (uvicorn by default, or daphne), with an optional demo engine."
 
@@ -34,9 +79,28 @@ class Command(BaseCommand):
             help="start the simulated engine and register it as backend 'sim' on first run",
         )
         parser.add_argument("--sim-port", type=int, default=8100)
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="gateway processes on one port (uvicorn); above 1 needs AIPLANE_REDIS_URL",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         host, port = opts["host"], opts["port"]
+        workers = opts["workers"]
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
+        if workers > 1:
+            from django.conf import settings
+
+            if not settings.AIPLANE_REDIS_URL:
+                raise CommandError(
+                    "--workers above 1 needs AIPLANE_REDIS_URL: without a shared queue each "
+                    "process would admit up to every backend's max_inflight"
+                )
+            if opts["server"] != "uvicorn":
+                raise CommandError("--workers runs uvicorn processes; use --server uvicorn")
         bounds = configured_bounds()
         open_files_for(bounds)
         sim = None
@@ -44,10 +108,12 @@ class Command(BaseCommand):
             sim = self._start_demo(host, port, opts["sim_port"])
         self.stdout.write(
             f"aiplane on http://{host}:{port}/  (OpenAI base URL http://{host}:{port}/v1, "
-            f"server {opts['server']})"
+            f"server {opts['server']}" + (f", {workers} workers)" if workers > 1 else ")")
         )
         try:
-            if opts["server"] == "daphne":
+            if workers > 1:
+                serve_workers(host, port, workers, bounds)
+            elif opts["server"] == "daphne":
                 from daphne.cli import CommandLineInterface
 
                 cli = CommandLineInterface()

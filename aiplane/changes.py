@@ -1,0 +1,82 @@
+"""Changes made in one process, applied by every other: published on Redis, heard by each runtime.
+
+Tokens, users, groups and memberships (the caller cache), operator settings and the topology are
+announced after commit on the channel ``<prefix>changes``; every gateway process listening there
+applies them at once (gateway/shared_link.py). Without AIPLANE_REDIS_URL nothing is published and
+the periodic reload (gateway/runtime.py) stays the only way changes made elsewhere arrive.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import uuid
+from typing import Any
+
+log = logging.getLogger("aiplane.gateway")
+
+CALLERS, SETTINGS, TOPOLOGY = "callers", "settings", "topology"
+
+_name = ("", 0)
+
+
+def process_name() -> str:
+    """This process's name, in the shared line and on the channel (to skip its own
+    announcements); a worker forked by `serve --workers` gets its own."""
+    global _name
+    if _name[1] != os.getpid():
+        _name = (f"{os.getpid()}-{uuid.uuid4().hex[:8]}", os.getpid())
+    return _name[0]
+
+_lock = threading.Lock()
+_client: Any = None
+_client_url = ""
+
+
+def redis_url() -> str:
+    from django.conf import settings
+
+    return str(getattr(settings, "AIPLANE_REDIS_URL", "") or "")
+
+
+def prefix() -> str:
+    from django.conf import settings
+
+    return str(getattr(settings, "AIPLANE_REDIS_PREFIX", "aiplane:"))
+
+
+def channel() -> str:
+    return prefix() + "changes"
+
+
+def publish(kind: str) -> None:
+    """Tell the other processes (from a Django thread, after commit); never fails the caller."""
+    url = redis_url()
+    if not url:
+        return
+    global _client, _client_url
+    try:
+        with _lock:
+            if _client is None or _client_url != url:
+                import redis
+
+                _client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+                _client_url = url
+            client = _client
+        client.publish(channel(), json.dumps({"from": process_name(), "kind": kind}))
+    except Exception as err:  # Redis down: the periodic reload still brings it, later
+        log.warning("could not announce a %s change on Redis: %s", kind, err)
+
+
+def parse(data: bytes) -> str | None:
+    """The kind of a change another process announced; None for our own or a malformed one."""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("from") == process_name():
+        return None
+    kind = message.get("kind")
+    return kind if kind in (CALLERS, SETTINGS, TOPOLOGY) else None

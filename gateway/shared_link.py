@@ -1,0 +1,97 @@
+"""A gateway process's link to Redis: grant wake-ups, others' changes, leases, outage and rejoin."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+import redis
+import redis.asyncio as aioredis
+
+from aiplane import changes
+from gateway.shared_admission import RENEW_SECS, SharedAdmissionQueue
+
+log = logging.getLogger("aiplane.gateway")
+
+REJOIN_SECS = 0.5  # how often a process in fallback tries Redis again
+RECONNECT_SECS = 0.2
+
+
+class SharedLink:
+    """Runs on the runtime's loop: `listen` (pub/sub) and `keep` (renewal, rejoin) are its jobs."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str,
+        queue: SharedAdmissionQueue | None,
+        apply_change: Callable[[str], Awaitable[None]],
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.queue = queue
+        self.apply_change = apply_change
+        self.listening = asyncio.Event()  # set while subscribed (tests wait for it)
+
+    async def listen(self) -> None:
+        """Take grants when woken, apply changes other processes announce; reconnect forever."""
+        queue = self.queue
+        channels = [changes.channel()]
+        if queue is not None:
+            channels.append(f"{self.prefix}grant:{queue.process}")
+        while True:
+            client = aioredis.Redis.from_url(self.url, socket_connect_timeout=1.0)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(*channels)
+                self.listening.set()
+                if queue is not None:
+                    queue.take_grants()  # whatever was granted while nobody listened
+                async for message in pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    if message["channel"] == channels[0].encode():
+                        kind = changes.parse(message["data"])
+                        if kind is not None:
+                            await self._apply(kind)
+                    elif queue is not None:
+                        queue.take_grants()
+            except asyncio.CancelledError:
+                raise
+            except (redis.RedisError, OSError) as err:
+                self.listening.clear()
+                log.debug("Redis subscription lost: %s", err)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(RECONNECT_SECS)
+
+    async def _apply(self, kind: str) -> None:
+        try:
+            await self.apply_change(kind)
+        except Exception:
+            log.exception("could not apply a %s change from another process", kind)
+
+    async def keep(self) -> None:
+        """Renew this process's liveness and leases; in fallback, try to rejoin."""
+        queue = self.queue
+        if queue is None:
+            return
+        while True:
+            if queue.fallback:
+                await asyncio.sleep(REJOIN_SECS)
+                try:
+                    queue.rejoin()
+                except Exception:
+                    log.exception("could not rejoin shared admission")
+                continue
+            await asyncio.sleep(RENEW_SECS / 2)
+            try:
+                queue.renew()
+            except Exception:
+                log.exception("could not renew the shared admission leases")

@@ -1,0 +1,303 @@
+"""Gateway processes on one Redis: exact limits, one order, dead processes, outages, changes."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from aiplane.catalog import settings_update
+from tests.gateway.conftest import add_backend
+from tests.gateway.drive import configure, engine_stats, key_for, labels_seen, wait_until
+from tests.redis_server import RedisServer, redis_or_skip
+
+ROOT = Path(__file__).resolve().parents[2]
+# One client (its TLS context is the expensive part); no keep-alive, as in tests/gateway/drive.py.
+HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _database_url() -> str:
+    """The test database, as a URL the gateway processes can open (it holds the test's rows)."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@dataclass
+class Process:
+    """One gateway process (`manage.py serve`) on its own loopback port."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+
+    @property
+    def v1(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def chat(self, key: str, label: str, *, timeout: float = 30.0) -> httpx.Response:
+        return HTTP.post(
+            self.v1 + "/chat/completions",
+            json={"model": "sim-small", "messages": [{"role": "user", "content": label}]},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=timeout,
+        )
+
+
+class Cluster:
+    """Gateway processes sharing admission on one Redis, started against the test database."""
+
+    def __init__(self, redis_url: str, prefix: str, tmp: Path) -> None:
+        self.redis_url, self.prefix, self.tmp = redis_url, prefix, tmp
+        self.processes: list[Process] = []
+
+    def start(self, n: int, key: str) -> list[Process]:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "aiplane.settings",
+            "DATABASE_URL": _database_url(),
+            "AIPLANE_DATA_DIR": str(self.tmp),
+            "AIPLANE_REDIS_URL": self.redis_url,
+            "AIPLANE_REDIS_PREFIX": self.prefix,
+            "AIPLANE_ACTIVITY_WRITER": "thread",
+            "PYTHONUNBUFFERED": "1",
+        }
+        started = []
+        for i in range(n):
+            port = _free_port()
+            log = (self.tmp / f"gateway-{i}-{port}.log").open("wb")
+            proc = subprocess.Popen(  # noqa: S603 - our own manage.py with fixed arguments
+                [sys.executable, "manage.py", "serve", "--port", str(port)],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            started.append(Process(proc, port))
+        self.processes += started
+        for p in started:
+            wait_until(lambda p=p: _answers(p, key), f"gateway on {p.port} answers", timeout=180)
+        return started
+
+    def kill(self, p: Process) -> None:
+        p.proc.send_signal(signal.SIGKILL)
+        p.proc.wait()
+
+    def stop(self) -> None:
+        for p in self.processes:
+            if p.proc.poll() is None:
+                p.proc.terminate()
+        for p in self.processes:
+            try:
+                p.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.proc.kill()
+                p.proc.wait()
+
+    def shared_depth(self) -> int:
+        import redis
+
+        with redis.Redis.from_url(self.redis_url) as client:
+            return int(client.zcard(self.prefix + "all"))
+
+    def processes_alive(self) -> int:
+        import redis
+
+        with redis.Redis.from_url(self.redis_url) as client:
+            return int(client.zcard(self.prefix + "procs"))
+
+
+def _answers(p: Process, key: str) -> bool:
+    if p.proc.poll() is not None:
+        raise AssertionError(f"the gateway on {p.port} exited with {p.proc.returncode}")
+    try:
+        r = httpx.get(p.v1 + "/models", headers={"Authorization": f"Bearer {key}"}, timeout=2)
+    except httpx.HTTPError:
+        return False
+    return r.status_code == 200 and bool(r.json()["data"])
+
+
+@pytest.fixture
+def private_redis() -> Iterator[RedisServer]:
+    """A Redis of this test alone, which it may stop and start again."""
+    redis_or_skip()
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def cluster(
+    transactional_db: None, private_redis: RedisServer, tmp_path: Path, settings: Any
+) -> Iterator[Cluster]:
+    # This process publishes its changes too (it is where the tests revoke and reconfigure).
+    settings.AIPLANE_REDIS_URL = private_redis.url
+    settings.AIPLANE_REDIS_PREFIX = "c:"
+    c = Cluster(private_redis.url, "c:", tmp_path)
+    yield c
+    c.stop()
+
+
+def _engine(make_sim: Any, **config: Any) -> Any:
+    return make_sim(**config)
+
+
+# ----- exact limits ---------------------------------------------------------------------------
+
+
+def test_three_processes_never_run_more_on_the_engine_than_its_max_inflight(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    engine = make_sim(slots=16, tokens=2, token_delay=0.002)
+    add_backend("solo", engine.url, max_inflight=3)
+    key = key_for("ann")
+    gateways = cluster.start(3, key)
+    configure(engine, slots=16)  # clears nothing, but makes sure the engine answers
+    httpx.post(engine.url + "/sim/reset").raise_for_status()
+    rng = random.Random(3)
+    plan = [(rng.choice(gateways), rng.random() < 0.1) for _ in range(1200)]
+
+    def one(step: tuple[Process, bool]) -> int:
+        p, cancel = step
+        try:
+            # A cancel: the client gives up after a few ms, while waiting or while running.
+            return p.chat(key, "x", timeout=0.005 if cancel else 30).status_code
+        except httpx.TimeoutException:
+            return 499
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        codes = list(pool.map(one, plan))
+    assert {c for c in codes if c not in (200, 499)} == set()
+    assert codes.count(200) >= 900
+    stats = engine_stats(engine)
+    assert stats["max_open_seen"] <= 3, stats
+    assert stats["max_open_seen"] == 3, "the run never filled the backend: it proves nothing"
+    wait_until(lambda: cluster.shared_depth() == 0, "nobody waits any more")
+
+
+# ----- one order ------------------------------------------------------------------------------
+
+
+def test_a_high_request_at_one_process_goes_before_lows_waiting_at_another(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    settings_update(values={"gateway.priority_enabled": True})
+    engine = make_sim(slots=0, tokens=2, token_delay=0.002)
+    add_backend("solo", engine.url, max_inflight=1)
+    low = key_for("lena", "low")
+    high = key_for("hana", "high")
+    a, b = cluster.start(2, low)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        futures = [pool.submit(a.chat, low, "blocker")]
+        wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
+        for n in range(1, 4):
+            futures.append(pool.submit(a.chat, low, f"low-{n}"))
+            wait_until(lambda n=n: cluster.shared_depth() == n, f"low-{n} waits")
+        futures.append(pool.submit(b.chat, high, "high"))
+        wait_until(lambda: cluster.shared_depth() == 4, "the high one waits at the other process")
+        configure(engine, slots=1)
+        assert [f.result().status_code for f in futures] == [200] * 5
+    assert labels_seen(engine) == ["blocker", "high", "low-1", "low-2", "low-3"]
+
+
+# ----- faults ---------------------------------------------------------------------------------
+
+
+def test_the_slots_of_a_killed_process_come_back_within_the_lease(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    from gateway.shared_admission import LEASE_SECS
+
+    engine = make_sim(slots=0, tokens=2, token_delay=0.002)
+    add_backend("solo", engine.url, max_inflight=2)
+    key = key_for("ann")
+    a, b = cluster.start(2, key)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        held = [pool.submit(a.chat, key, f"held-{n}") for n in range(2)]
+        wait_until(lambda: engine_stats(engine)["waiting"] == 2, "process A holds both slots")
+        later = pool.submit(b.chat, key, "later")
+        wait_until(lambda: cluster.shared_depth() == 1, "a request waits at process B")
+        killed = time.monotonic()
+        cluster.kill(a)
+        wait_until(
+            lambda: "later" in labels_seen(engine), "B's request reaches the engine", timeout=30
+        )
+        took = time.monotonic() - killed
+        configure(engine, slots=1)
+        assert later.result().status_code == 200
+        for f in held:
+            with pytest.raises(httpx.HTTPError):
+                f.result()
+    assert took <= LEASE_SECS + 2.0, f"the dead process's slots came back after {took:.1f} s"
+
+
+def test_redis_stopped_and_restarted_mid_run_hangs_nothing_and_admits_no_more_than_the_fallback(
+    cluster: Cluster, make_sim: Any, private_redis: RedisServer
+) -> None:
+    engine = make_sim(slots=16, tokens=2, token_delay=0.005)
+    add_backend("solo", engine.url, max_inflight=3)
+    key = key_for("ann")
+    gateways = cluster.start(3, key)
+    httpx.post(engine.url + "/sim/reset").raise_for_status()
+    done = []
+    stop_at = time.monotonic() + 8.0
+
+    def client(n: int) -> None:
+        p = gateways[n % 3]
+        while time.monotonic() < stop_at:
+            done.append(p.chat(key, "x", timeout=20).status_code)
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        clients = [pool.submit(client, n) for n in range(12)]
+        time.sleep(2.0)
+        private_redis.stop()  # every process falls back to its share: 1 of the 3 slots
+        time.sleep(2.5)
+        private_redis.start()  # empty: the processes rebuild it
+        for f in clients:
+            f.result(timeout=60)  # nobody hangs
+    assert set(done) == {200}, sorted(set(done))
+    assert engine_stats(engine)["max_open_seen"] <= 3
+    wait_until(lambda: cluster.processes_alive() == 3, "every process rejoined", timeout=10)
+
+
+# ----- changes everywhere ---------------------------------------------------------------------
+
+
+def test_a_token_revoked_through_one_process_is_refused_by_another_within_100_ms(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    from accounts.models import ApiToken
+    from accounts.services import token_revoke
+
+    engine = make_sim(slots=4, tokens=1, token_delay=0)
+    add_backend("solo", engine.url, max_inflight=4)
+    key = key_for("ann")
+    (b,) = cluster.start(1, key)
+    assert b.chat(key, "cached").status_code == 200  # B now holds the caller in its cache
+    token = ApiToken.objects.get(name="ann-token")
+    token_revoke(token=token, actor=token.owner)
+    revoked = time.monotonic()
+    time.sleep(max(0.0, 0.1 - (time.monotonic() - revoked)))
+    assert b.chat(key, "after").status_code == 401
