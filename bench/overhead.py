@@ -14,6 +14,11 @@ same engine through aiplane, then prints the differences and ratios against the 
 
     .venv/bin/python bench/overhead.py [--server uvicorn|daphne] [--seconds 5] [--requests 2000]
                                        [--observability on|off|both] [--pairs 40] [--pair-seconds 1]
+                                       [--shared]
+
+--shared compares, in one run, local admission with shared admission on a private redis-server
+(added p50 at concurrency 1, target: within 1 ms) and `serve --workers 2` with one worker at
+concurrency 64 (target: >= 1.3x).
 
 Throughput uses wrk when installed (Debian package `wrk`), else a Python load generator (which
 competes for the same two cores and so understates both sides alike).
@@ -328,6 +333,12 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=40, help="on/off pairs for 'both'")
     parser.add_argument("--pair-seconds", type=float, default=1.0, help="per run of a pair")
     parser.add_argument("--blocks", type=int, default=10, help="fresh gateway pairs for 'both'")
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="shared admission on a private redis-server: added p50 against local admission, "
+        "and 2 workers against 1 at concurrency 64",
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="aiplane-bench-"))
@@ -347,6 +358,8 @@ def main() -> int:
         PY, "-m", "gateway.sim", "--port", str(sim_port), "--token-delay-ms", "0",
         "--tokens", "16", "--slots", "4096",
     ]  # fmt: skip
+    if args.shared:
+        return shared_run(args, env, sim_cmd, sim_port, auth)
     modes = ["on", "off"] if args.observability == "both" else [args.observability]
     samples: dict[str, list[float]] = {m: [] for m in modes}
     recorded = served = 0
@@ -481,6 +494,69 @@ def main() -> int:
     print("\ntargets:")
     for name, ok in checks:
         print(f"  {'met ' if ok else 'MISS'}  {name}")
+    return 0
+
+
+def serve_cmd(port: int, workers: int) -> list[str]:
+    return [PY, "manage.py", "serve", "--port", str(port), "--workers", str(workers)]
+
+
+def shared_run(
+    args: argparse.Namespace, env: dict[str, str], sim_cmd: list[str], sim_port: int, auth: dict
+) -> int:
+    """Local against shared admission in the same run (issue 11's figures)."""
+    redis_server = shutil.which("redis-server")
+    if redis_server is None:
+        print("--shared needs redis-server (apt-get install redis-server)")
+        return 2
+    redis_port = free_port()
+    redis_cmd = [redis_server, "--port", str(redis_port), "--save", "", "--appendonly", "no"]
+    shared_env = {**env, "AIPLANE_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}
+    results: dict[str, float] = {}
+    n = args.requests
+    with contextlib.ExitStack() as running:
+        running.enter_context(process(sim_cmd, env))
+        running.enter_context(process(redis_cmd, env))
+        wait_ready(sim_port, "/health")
+        ports = {}
+        for name, cmd_env in (("local", env), ("shared", shared_env)):
+            port = free_port()
+            running.enter_context(process(serve_cmd(port, 1), cmd_env))
+            wait_ready(port, "/api/v0/session/csrf")
+            latencies(port, CHAT, auth, 200, first_byte=False)  # warm-up
+            ports[name] = port
+        latencies(sim_port, CHAT, {}, 200, first_byte=False)
+        # Interleaved rounds, so a drift in what else the cores do falls on both alike.
+        runs: dict[str, list[float]] = {"direct": [], "local": [], "shared": []}
+        for _ in range(4):
+            runs["direct"] += latencies(sim_port, CHAT, {}, n // 4, first_byte=False)
+            for name in ("local", "shared"):
+                runs[name] += latencies(ports[name], CHAT, auth, n // 4, first_byte=False)
+        direct = pct(runs["direct"], 50)
+        for name in ("local", "shared"):
+            results[f"{name} added p50 ms"] = (pct(runs[name], 50) - direct) * 1e3
+            results[f"{name} added p99 ms"] = (pct(runs[name], 99) - pct(runs["direct"], 99)) * 1e3
+        results["local rps c64 (1 worker)"] = throughput(
+            ports["local"], CHAT, auth, 64, args.seconds
+        )
+        results["shared rps c64 (1 worker)"] = throughput(
+            ports["shared"], CHAT, auth, 64, args.seconds
+        )
+        port = free_port()
+        running.enter_context(process(serve_cmd(port, 2), shared_env))
+        wait_ready(port, "/api/v0/session/csrf")
+        latencies(port, CHAT, auth, 400, first_byte=False)  # warm-up (both workers, likely)
+        results["shared rps c64 (2 workers)"] = throughput(port, CHAT, auth, 64, args.seconds)
+    added = results["shared added p50 ms"] - results["local added p50 ms"]
+    scale = results["shared rps c64 (2 workers)"] / results["shared rps c64 (1 worker)"]
+    print(f"\nshared admission ({'wrk' if shutil.which('wrk') else 'python'} load)")
+    for key, value in results.items():
+        print(f"  {key:36s} {value:10.2f}")
+    print(f"  shared - local added p50 c1          {added:+.3f} ms  (<= +1.0)")
+    print(f"  2 workers / 1 worker rps c64         {scale:.3f}   (>= 1.3)")
+    print("\ntargets:")
+    print(f"  {'met ' if added <= 1.0 else 'MISS'}  added p50 with Redis within 1 ms of local")
+    print(f"  {'met ' if scale >= 1.3 else 'MISS'}  2 workers >= 1.3x one worker at c64")
     return 0
 
 

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from gateway.admission import CLASS_NAMES
 from gateway.runtime import runtimes
+
+
+def _shared_view(backends: list[str]) -> dict[str, Any] | None:
+    """The shared line (AIPLANE_REDIS_URL) as Redis holds it; None without it or in fallback."""
+    from gateway.shared_admission import SharedAdmissionQueue
+
+    for rt in runtimes():
+        if isinstance(rt.queue, SharedAdmissionQueue):
+            return rt.queue.shared_state(backends)
+    return None
 
 
 def queue_state() -> dict[str, Any]:
@@ -52,6 +63,26 @@ def queue_state() -> dict[str, Any]:
                     "token": getattr(tag, "token_name", None),
                 }
             )
+    shared = _shared_view(list(backends))
+    if shared is not None:
+        # Every process's waiters and each backend's in-flight over all of them, from Redis.
+        depth = {name: shared["depth"][i] for i, name in enumerate(CLASS_NAMES)}
+        now = time.time()
+        waiters = [
+            {
+                "id": w["ref"],
+                "class": CLASS_NAMES[int(w.get("class", 1))],
+                "offset": w.get("offset", 0),
+                "age_secs": round(now - float(w.get("arrival", now)), 3),
+                "model": w.get("model", ""),
+                "user": w.get("user", ""),
+                "token": w.get("token"),
+                "process": w["process"],
+            }
+            for w in shared["waiters"]
+        ]
+        for name, entry in backends.items():
+            entry["inflight"] = shared["inflight"].get(name, entry["inflight"])
     recent = []
     for rt in runtimes():
         for at, w, backend in list(rt.metrics.recent):
@@ -68,6 +99,7 @@ def queue_state() -> dict[str, Any]:
             )
     recent.sort(key=lambda d: d["at"], reverse=True)
     return {
+        "shared": shared is not None,
         "priority_enabled": priority_enabled,
         "recent": recent[:20],
         "backends": sorted(backends.values(), key=lambda b: b["name"]),

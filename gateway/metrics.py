@@ -167,8 +167,54 @@ class GatewayCollector(Collector):
             healthy.add_metric([bname], ok)
         yield from (depth, oldest, admissions, dispatches, reorders, waits)
         yield from (inflight, capacity, healthy)
+        yield from _shared_families(live)
         yield from _token_families(live)
         yield from _activity_families()
+
+
+def _shared_families(live: list[Any]) -> Iterator[Metric]:
+    """Shared admission (AIPLANE_REDIS_URL): the line and in-flight over every process, and
+    whether this process admits on its own (Redis unreachable)."""
+    from gateway.shared_admission import SharedAdmissionQueue
+
+    queues = [rt for rt in live if isinstance(rt.queue, SharedAdmissionQueue)]
+    if not queues:
+        return
+    rt = queues[0]
+    queue = rt.queue
+    fallback = GaugeMetricFamily(
+        "aiplane_shared_admission_fallback",
+        "1 while Redis is unreachable and this process admits alone, within its share.",
+    )
+    fallback.add_metric([], 1 if queue.fallback else 0)
+    fallbacks = CounterMetricFamily(
+        "aiplane_shared_admission_fallbacks", "Times this process fell back to local admission."
+    )
+    fallbacks.add_metric([], queue.fallbacks)
+    processes = GaugeMetricFamily(
+        "aiplane_shared_processes", "Gateway processes sharing admission, as last seen."
+    )
+    processes.add_metric([], queue.processes)
+    yield from (fallback, fallbacks, processes)
+    names = sorted(name for name, slot in list(rt.slots.items()) if not slot.removed)
+    state = queue.shared_state(names, limit=0)
+    if state is None:
+        return
+    depth = GaugeMetricFamily(
+        "aiplane_shared_queue_depth",
+        "Requests waiting for a backend slot in every process.",
+        labels=["class", "band"],
+    )
+    for cls, name in enumerate(CLASS_NAMES):
+        depth.add_metric([name, BAND_NAMES[cls]], state["depth"][cls])
+    inflight = GaugeMetricFamily(
+        "aiplane_shared_backend_inflight",
+        "Requests running on a backend, from every process (its slot leases).",
+        labels=["backend"],
+    )
+    for name in names:
+        inflight.add_metric([name], state["inflight"][name])
+    yield from (depth, inflight)
 
 
 def _token_families(live: list[Any]) -> Iterator[Metric]:

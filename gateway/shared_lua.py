@@ -262,7 +262,8 @@ local limit, n = tonumber(ARGV[4]), tonumber(ARGV[5])
 for i = 0, n - 1 do
   table.insert(out, redis.call('ZCOUNT', P .. 'l:' .. ARGV[6 + i], NOW, '+inf'))
 end
-local refs = redis.call('ZRANGE', P .. 'all', 0, limit - 1)
+local refs = {}
+if limit > 0 then refs = redis.call('ZRANGE', P .. 'all', 0, limit - 1) end
 for _, ref in ipairs(refs) do
   local v = redis.call('HMGET', P .. 'w:' .. ref, '_p', '_i')
   if v[1] then
