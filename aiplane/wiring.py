@@ -207,9 +207,11 @@ def _shared_queue(url: str, observer: Any) -> Any:
     """AIPLANE_REDIS_URL: this process's queue shares its line and limits with the others."""
     from gateway.shared_admission import SharedAdmissionQueue, connect
 
-    return SharedAdmissionQueue(
+    queue = SharedAdmissionQueue(
         connect(url), prefix=changes.prefix(), process=changes.process_name(), observer=observer
     )
+    queue.use_async(url)
+    return queue
 
 
 async def _apply_change(runtime: Runtime, kind: str) -> None:

@@ -418,6 +418,10 @@ class AdmissionQueue:
             self._remove(w, EXPIRED)
         return w.acquired
 
+    async def submit_async(self, w: Waiter) -> Acquired | None:
+        """`submit` for the async layer; shared admission awaits its round trip here."""
+        return self.submit(w)
+
     def cancel(self, w: Waiter, outcome: str = CANCELLED) -> None:
         """Take a waiter out of line; a slot it was just given goes back at once."""
         if w.state == WAITING:
@@ -870,7 +874,7 @@ async def route_or_wait(
             done.set_result(waiter)
 
     w.on_admit = wake
-    acquired = queue.submit(w)
+    acquired = await queue.submit_async(w)
     if acquired is not None:
         w.on_admit = None
         return acquired

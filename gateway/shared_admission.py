@@ -21,6 +21,7 @@ Faults:
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -54,7 +55,8 @@ log = logging.getLogger("aiplane.gateway")
 LEASE_SECS = 3.0  # a dead process's slots come back within this (renewed every RENEW_SECS)
 RENEW_SECS = 1.0
 SETTLE_SECS = 2.5  # after Redis lost its state: time for every process to list its own again
-REDIS_TIMEOUT = 0.25  # a call that takes longer counts as an outage (no request hangs on it)
+REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
+SEEN_SECS = 30.0  # the fallback share counts every process seen alive within this
 
 Grants = list[tuple[str, str]]
 
@@ -134,11 +136,17 @@ class SharedAdmissionQueue(AdmissionQueue):
             name: client.register_script(getattr(shared_lua, name))
             for name in ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
         }
+        self.aclient: Any = None  # set by `use_async` on the request path
+        self._ascripts: dict[str, Any] = {}
+        self._releasing: set[asyncio.Future[None]] = set()
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
         self.boot = ""
-        self.processes = 1
-        self.rank = 0
+        # Until Redis has been seen: the processes expected (serve --workers sets it) and no
+        # rank, so a process that starts during an outage takes only the floor of its share.
+        self.processes = max(1, int(os.environ.get("AIPLANE_SHARED_PROCESSES", "1") or 1))
+        self.rank = -1
+        self._seen: list[tuple[float, int]] = []
         self.on_fallback: Callable[[bool], None] | None = None
         self._renewed = float("-inf")
         self._listed_bonus = self._bonus()
@@ -184,7 +192,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         """This process's part of a backend's limit while Redis is away: the parts of the
         processes last seen alive add up to max_inflight exactly."""
         n = max(1, self.processes)
-        return max_inflight // n + (1 if self.rank < max_inflight % n else 0)
+        return max_inflight // n + (1 if 0 <= self.rank < max_inflight % n else 0)
 
     # ----- waiters ---------------------------------------------------------------------------
 
@@ -236,23 +244,21 @@ class SharedAdmissionQueue(AdmissionQueue):
 
     # ----- the synchronous core --------------------------------------------------------------
 
+    def _acquire_args(self, w: Waiter, targets: tuple[Target, ...]) -> list[object]:
+        route = w.route
+        route._rr += 1
+        args: list[object] = [w.ref, route.strategy, w.affinity or "", route._rr, len(targets)]
+        for t in targets:
+            args += [t.slot.name, t.slot.max_inflight, t.slot.weight]
+        return args
+
     def submit(self, w: Waiter) -> Acquired | None:
         if self.fallback:
             return super().submit(w)
         targets = w.route.usable_targets(w.excluded)
         answer: list[Any] = [b"busy"]
         if targets:
-            route = w.route
-            route._rr += 1
-            args: list[object] = [
-                w.ref,
-                route.strategy,
-                w.affinity or "",
-                route._rr,
-                len(targets),
-            ]
-            for t in targets:
-                args += [t.slot.name, t.slot.max_inflight, t.slot.weight]
+            args = self._acquire_args(w, targets)
             try:
                 answer = self._run("ACQUIRE", *args)
                 if answer[0] == b"reset":
@@ -260,6 +266,45 @@ class SharedAdmissionQueue(AdmissionQueue):
                     answer = self._run("ACQUIRE", *args)
             except RedisDown:
                 return super().submit(w)
+        return self._submitted(w, targets, answer)
+
+    async def submit_async(self, w: Waiter) -> Acquired | None:
+        """`submit` with the first round trip awaited (the request path): while Redis answers,
+        the loop serves the other requests instead of waiting with them."""
+        aclient = self.aclient
+        targets = w.route.usable_targets(w.excluded)
+        if aclient is None or self.fallback or not targets:
+            return self.submit(w)
+        if time.monotonic() - self._renewed > RENEW_SECS:
+            self.renew()
+        args = self._acquire_args(w, targets)
+        call: list[Any] = [self.prefix, self.process, self._ttl, *args]
+        pending = asyncio.ensure_future(self._ascripts["ACQUIRE"](args=call))
+        try:
+            answer = await asyncio.shield(pending)
+        except asyncio.CancelledError:
+            # The caller left while Redis answered: a slot it was given goes back at once.
+            pending.add_done_callback(lambda done: self._drop_late_lease(done, w))
+            raise
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
+            self._fall_back(err)
+            return super().submit(w)
+        if self.fallback:
+            return super().submit(w)
+        if answer[0] == b"reset":
+            return self.submit(w)
+        return self._submitted(w, targets, answer)
+
+    def _drop_late_lease(self, done: asyncio.Future[Any], w: Waiter) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return
+        answer = done.result()
+        if answer and answer[0] == b"now":
+            self._give_back(w.ref, answer[1].decode(), None)
+
+    def _submitted(
+        self, w: Waiter, targets: tuple[Target, ...], answer: list[Any]
+    ) -> Acquired | None:
         if answer[0] == b"now":
             target = _target_named(targets, answer[1].decode())
             self._admit(w, target, immediate=True, reordered=False)
@@ -343,6 +388,14 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.fallback:
             self._dispatch_slot(slot)
             return
+        if self.aclient is not None:
+            # On the request path: the answer's grants are taken when it comes, and the loop
+            # goes on meanwhile (a test driving the core step by step has no async client).
+            self._check_bonus()
+            task = asyncio.ensure_future(self._release_async(ref, slot))
+            self._releasing.add(task)
+            task.add_done_callback(self._releasing.discard)
+            return
         try:
             self._check_bonus()
             grants = self._run(
@@ -352,6 +405,41 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._dispatch_slot(slot)
             return
         self._grant(grants)
+
+    async def _release_async(self, ref: str, slot: Slot) -> None:
+        usable = "1" if slot.usable else "0"
+        call: list[Any] = [self.prefix, self.process, self._ttl, ref, slot.name]
+        call += [slot.max_inflight, usable]
+        try:
+            grants = await self._ascripts["RELEASE"](args=call)
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
+            self._fall_back(err)
+            self._dispatch_slot(slot)
+            return
+        if self.fallback:
+            self._dispatch_slot(slot)
+            return
+        self._grant(grants)
+
+    def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
+        """Take the request path's two round trips (acquire, release) asynchronously."""
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        # One reconnect, as the blocking client does: after a Redis restart every pooled
+        # connection is dead, and that alone is no outage.
+        self.aclient = aioredis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 1),
+            retry_on_error=[redis.ConnectionError],
+        )
+        self._ascripts = {
+            name: self.aclient.register_script(getattr(shared_lua, name))
+            for name in ("ACQUIRE", "RELEASE")
+        }
 
     def _grant(self, flat: list[Any]) -> None:
         """Admit this process's waiters that Redis granted a slot; give back what nobody takes."""
@@ -474,7 +562,14 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         lost = reset and (self.boot != "" or force)
         self.boot = boot.decode()
-        self.processes, self.rank = int(processes), int(rank)
+        # The share in an outage counts every process seen lately, not just those that have
+        # listed themselves since a Redis restart: fewer would give each too large a share.
+        now = time.monotonic()
+        self._seen.append((now, int(processes)))
+        while self._seen and self._seen[0][0] < now - SEEN_SECS:
+            self._seen.pop(0)
+        self.processes = max(n for _, n in self._seen)
+        self.rank = int(rank)
         if lost:
             for w in list(self._by_ref.values()):
                 if w.state == WAITING:

@@ -28,11 +28,15 @@ def serve_workers(host: str, port: int, workers: int, bounds: Any) -> None:
     each has its own process name, event loop and connections; they stop together.
     """
     import multiprocessing
+    import os
     import signal
 
     import uvicorn
     from django.db import connections
 
+    # Each worker's share of a backend should it start while Redis is down (see
+    # gateway/shared_admission.py); set it on every host for a group spread over several.
+    os.environ.setdefault("AIPLANE_SHARED_PROCESSES", str(workers))
     sock = uvicorn.Config("aiplane.asgi:application", host=host, port=port).bind_socket()
     connections.close_all()  # a forked child must not share the parent's database connection
     ctx = multiprocessing.get_context("fork")
