@@ -98,11 +98,13 @@ def queue_state() -> dict[str, Any]:
                 }
             )
     recent.sort(key=lambda d: d["at"], reverse=True)
-    return {
-        "shared": shared is not None,
+    state = {
         "priority_enabled": priority_enabled,
         "recent": recent[:20],
         "backends": sorted(backends.values(), key=lambda b: b["name"]),
         "depth": depth,
         "waiters": waiters,
     }
+    if shared is not None:
+        state["shared"] = True  # without Redis the picture stays exactly as it was
+    return state
