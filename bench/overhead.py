@@ -305,12 +305,9 @@ def bare_proxy_cmd(port: int) -> list[str]:
 
 
 def gateway_cmd(server: str, port: int) -> list[str]:
-    if server == "daphne":
-        return [PY, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "aiplane.asgi:application"]
+    # As `make serve` runs it: the connection bounds, and its protocol's answer writes.
     return [
-        PY, "-m", "uvicorn", "aiplane.asgi:application", "--host", "127.0.0.1",
-        "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--no-access-log",
-        "--log-level", "warning", "--lifespan", "on",
+        PY, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port), "--server", server,
     ]  # fmt: skip
 
 
