@@ -104,11 +104,11 @@ def record(
 
 
 def changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The fields that differ, in the snapshots' order: {field, before, after}."""
+    """The fields that differ, by name (PostgreSQL's jsonb keeps no key order): {field, before,
+    after}; a field missing on one side is null there."""
     old, new = before or {}, after or {}
-    fields = list(old) + [key for key in new if key not in old]
     return [
         {"field": key, "before": old.get(key), "after": new.get(key)}
-        for key in fields
+        for key in sorted(old.keys() | new.keys())
         if old.get(key) != new.get(key) or (key in old) != (key in new)
     ]
