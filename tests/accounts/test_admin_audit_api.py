@@ -176,3 +176,23 @@ def test_the_endpoint_is_documented_with_its_filters(anonymous: Client) -> None:
     assert set(operation["responses"]) >= {"200", "400", "401", "403"}
     page = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert page == "#/components/schemas/AuditPageOut"
+
+
+def test_the_page_script_knows_exactly_the_declared_actions() -> None:
+    from pathlib import Path
+
+    from django.conf import settings
+
+    script = (Path(settings.BASE_DIR) / "static" / "js" / "audit.js").read_text()
+    listed = script.split("const ACTIONS = [", 1)[1].split("];", 1)[0]
+    assert [line.strip().strip('",') for line in listed.strip().splitlines()] == list(audit.ACTIONS)
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr", "es", "ru", "zh"])
+def test_every_kind_and_action_has_a_name_in_every_language(lang: str) -> None:
+    from aiplane import i18n
+
+    messages = i18n.catalog(lang).surfaces["audit"]
+    words = [f"kind-{k}" for k in audit.KINDS] + [f"action-{a}" for a in audit.ACTIONS]
+    wanted = {"audit-" + w.replace(".", "-").replace("_", "-") for w in words}
+    assert wanted <= set(messages)
