@@ -197,6 +197,19 @@ def _refuse_losing_the_last_administrator(*, had_one: bool) -> None:
         )
 
 
+def _record_memberships(actor: Actor, group: str, old: list[str], new: list[str]) -> None:
+    """One row per person who joined or left, so an account's own history shows the change of
+    its priority or administrator rights (both come from groups)."""
+    joined = set(new) - set(old)
+    for user in User.objects.filter(username__in=set(old) ^ set(new)).order_by("username"):
+        after = user_snapshot(user)
+        groups = set(after["groups"])
+        groups = groups - {group} if user.username in joined else groups | {group}
+        audit.record(
+            actor, "user.update", user.username, {**after, "groups": sorted(groups)}, after
+        )
+
+
 @transaction.atomic
 def group_put(
     *,
@@ -225,8 +238,11 @@ def group_put(
         group.save()
     if members is not None:
         group.members.set(users)
+    after = group_snapshot(group)
     action = "group.create" if created else "group.update"
-    audit.record(actor, action, group.name, before, group_snapshot(group))
+    audit.record(actor, action, group.name, before, after)
+    old_members = [] if before is None else before["members"]
+    _record_memberships(actor, group.name, old_members, after["members"])
     _refuse_losing_the_last_administrator(had_one=had_admin)
     return group, created
 
@@ -237,6 +253,7 @@ def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
     before = group_snapshot(group)
     group.delete()
     audit.record(actor, "group.delete", before["name"], before, None)
+    _record_memberships(actor, before["name"], before["members"], [])
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 

@@ -43,6 +43,7 @@ def send(client: Client, method: str, url: str, body: Any = None) -> Any:
 
 
 def only_row() -> AuditEntry:
+    """The one row the change wrote."""
     rows = list(AuditEntry.objects.all())
     assert len(rows) == 1, [(r.action, r.target) for r in rows]
     return rows[0]
@@ -77,6 +78,8 @@ class Case:
     action: str
     target: str
     changes: list[tuple[str, Any, Any]]
+    # The accounts that joined or left a group: (username, groups before, groups after).
+    members: tuple[tuple[str, list[str], list[str]], ...] = ()
 
 
 def _as(who: str, method: str, url: Any, body: Any = None) -> Callable[[World], Any]:
@@ -160,6 +163,7 @@ CASES = [
             ("priority", None, "high"),
             ("members", None, ["alice"]),
         ],
+        members=(("alice", [], ["ops"]),),
     ),
     Case(
         "a member added to a group (her priority)",
@@ -173,6 +177,7 @@ CASES = [
         "group.update",
         "research",
         [("members", ["bob"], ["alice", "bob"])],
+        members=(("alice", [], ["research"]),),
     ),
     Case(
         "a group made an administrators' group",
@@ -189,6 +194,7 @@ CASES = [
         "group.delete",
         "research",
         [(k, v, None) for k, v in GROUP_RESEARCH.items()],
+        members=(("bob", ["research"], []),),
     ),
     Case(
         "an account created with a password",
@@ -398,6 +404,14 @@ def test_each_kind_of_change_leaves_one_row_saying_who_what_and_how(
     world: World, case: Case
 ) -> None:
     case.change(world)
+    memberships = AuditEntry.objects.filter(action="user.update").exclude(target=case.target)
+    if case.action != "user.update":
+        shown = [(e.actor_name, e.target, audit.changes(e.before, e.after)) for e in memberships]
+        assert shown == [
+            (case.actor, name, [{"field": "groups", "before": old, "after": new}])
+            for name, old, new in case.members
+        ]
+        memberships.delete()
     entry = only_row()
     assert (entry.actor_name, entry.action, entry.kind) == (
         case.actor,
