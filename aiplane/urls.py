@@ -3,12 +3,10 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView
 
-from aiplane.audit_api import AdminAuditApi
 from aiplane.metrics_view import metrics
 
 urlpatterns = [
     path("api/v0/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
-    path("api/v0/admin/audit", AdminAuditApi.as_view(), name="admin-audit"),
     path("api/v0/", include("accounts.urls")),
     path("api/v0/", include("gateway.urls")),
     path("metrics", metrics, name="prometheus-django-metrics"),

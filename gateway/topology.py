@@ -146,6 +146,11 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
     return dict(serializer.validated_data)
 
 
+def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
+    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], _pool_state(pool))
+
+
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
 def backend_save(*, data: Any, actor: Any = None) -> Backend:
     """Create or update a backend by name from the complete editor; all-or-nothing.
@@ -197,8 +202,11 @@ def backend_delete(*, name: str, actor: Any = None) -> None:
     if backend is None:
         raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
     before = _backend_state(backend)
+    # The pools it served lose it too: their rows say so.
+    pools = {p.pk: _pool_state(p) for p in backend.pools.select_related("fallback")}
     backend.delete()
     audit.record(actor, "backend.delete", name, before, None)
+    _record_pools_changed(actor, pools)
     apply_topology()
 
 
@@ -236,8 +244,11 @@ def pool_delete(*, name: str, actor: Any = None) -> None:
     if pool is None:
         raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
     before = _pool_state(pool)
+    # Pools that fell back to it lose their fallback too: their rows say so.
+    pools = {p.pk: _pool_state(p) for p in pool.fallback_for.select_related("fallback")}
     pool.delete()
     audit.record(actor, "pool.delete", name, before, None)
+    _record_pools_changed(actor, pools)
     apply_topology()
 
 

@@ -464,6 +464,23 @@ def test_no_secret_reaches_the_audit_log(world: World) -> None:
     assert gpu9.after is not None and gpu9.after["api_key"] == audit.MASKED
 
 
+def test_deleting_a_backend_or_a_pool_records_what_it_did_to_other_pools(world: World) -> None:
+    topology.pool_save(data={"name": "spare", "backends": ["gpu2"]}, known_groups=set())
+    topology.pool_save(data={"name": "chat", "fallback": "spare"}, known_groups=set())
+    AuditEntry.objects.all().delete()
+    topology.backend_delete(name="gpu1", actor=world.carol)
+    topology.pool_delete(name="spare", actor=world.carol)
+    rows = [
+        (e.action, e.target, audit.changes(e.before, e.after))
+        for e in AuditEntry.objects.order_by("id")
+        if e.action == "pool.update"
+    ]
+    assert rows == [
+        ("pool.update", "chat", [{"field": "backends", "before": ["gpu1"], "after": []}]),
+        ("pool.update", "chat", [{"field": "fallback", "before": "spare", "after": None}]),
+    ]
+
+
 # ----- the same transaction ---------------------------------------------------------------------
 
 
