@@ -328,8 +328,14 @@ def user_update(
 def user_delete(*, user: User, actor: Actor = None) -> None:
     had_admin = _administrator_exists()
     before = user_snapshot(user)
+    # Its tokens go with it: each leaves its own row, as if deleted one by one.
+    tokens = [
+        (_token_target(t), token_snapshot(t)) for t in user.api_tokens.select_related("owner")
+    ]
     user.delete()
     audit.record(actor, "user.delete", before["username"], before, None)
+    for target, token in tokens:
+        audit.record(actor, "token.delete", target, token, None)
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 

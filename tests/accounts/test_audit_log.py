@@ -481,6 +481,12 @@ def test_deleting_a_backend_or_a_pool_records_what_it_did_to_other_pools(world: 
     ]
 
 
+def test_deleting_an_account_records_its_tokens_going_with_it(world: World) -> None:
+    send(world.clients["carol"], "delete", _user("alice")(world))
+    rows = [(e.action, e.target, e.after) for e in AuditEntry.objects.order_by("id")]
+    assert rows == [("user.delete", "alice", None), ("token.delete", "alice/laptop", None)]
+
+
 # ----- the same transaction ---------------------------------------------------------------------
 
 
