@@ -207,7 +207,7 @@ class TokenItemApi(APIView):
     )
     def delete(self, request: Request, token_id: int) -> Response:
         token = selectors.token_of(owner=request.user, token_id=token_id)
-        services.token_delete(token=token)
+        services.token_delete(token=token, actor=request.user)
         return Response(status=204)
 
 
@@ -249,7 +249,7 @@ class TokenRotateApi(APIView):
     )
     def post(self, request: Request, token_id: int) -> Response:
         token = selectors.token_of(owner=request.user, token_id=token_id)
-        token, plaintext = services.token_rotate(token=token)
+        token, plaintext = services.token_rotate(token=token, actor=request.user)
         context = _personal(request, {"plaintext": plaintext})
         return Response(TokenWithSecretOut(token, context=context).data)
 
@@ -278,7 +278,9 @@ class AdminGroupsApi(AdminApi):
         data = _valid(GroupIn, request)
         name = data.pop("name")
         members = data.pop("members", None)
-        group, created = services.group_put(name=name, fields=data, members=members)
+        group, created = services.group_put(
+            name=name, fields=data, members=members, actor=request.user
+        )
         group = selectors.groups_all().get(pk=group.pk)
         return Response(GroupOut(group).data, status=201 if created else 200)
 
@@ -290,7 +292,7 @@ class AdminGroupItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404, 409)},
     )
     def delete(self, request: Request, name: str) -> Response:
-        services.group_delete(group=selectors.group_get(name=name))
+        services.group_delete(group=selectors.group_get(name=name), actor=request.user)
         return Response(status=204)
 
 
@@ -314,7 +316,7 @@ class AdminUsersApi(AdminApi):
         responses={201: UserOut, **_errors(400, 401, 403)},
     )
     def post(self, request: Request) -> Response:
-        user = services.user_create(**_valid(UserCreateIn, request))
+        user = services.user_create(**_valid(UserCreateIn, request), actor=request.user)
         return Response(_users_out([selectors.user_get(user_id=user.pk)], many=False), status=201)
 
 
@@ -328,7 +330,7 @@ class AdminUserItemApi(AdminApi):
     def put(self, request: Request, user_id: int) -> Response:
         user = selectors.user_get(user_id=user_id)
         data = _valid(UserUpdateIn, request)
-        user = services.user_update(user=user, **data)
+        user = services.user_update(user=user, **data, actor=request.user)
         if user.pk == request.user.pk and "password" in data:
             # Keep the administrator who changed their own password signed in.
             update_session_auth_hash(request._request, user)
@@ -340,7 +342,7 @@ class AdminUserItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404, 409)},
     )
     def delete(self, request: Request, user_id: int) -> Response:
-        services.user_delete(user=selectors.user_get(user_id=user_id))
+        services.user_delete(user=selectors.user_get(user_id=user_id), actor=request.user)
         return Response(status=204)
 
 
@@ -392,7 +394,7 @@ class AdminTokenItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404)},
     )
     def delete(self, request: Request, token_id: int) -> Response:
-        services.token_delete(token=selectors.token_get(token_id=token_id))
+        services.token_delete(token=selectors.token_get(token_id=token_id), actor=request.user)
         return Response(status=204)
 
 

@@ -18,7 +18,57 @@ from accounts.models import ApiToken, GatewayGroup, UserProfile
 from accounts.priority import Priority
 from accounts.rbac import resolve
 from accounts.tokens import new_secret
+from aiplane import audit
 from aiplane.catalog import SettingError, settings_update
+
+# Who made a change: the signed-in person, a command's name ("manage.py serve"), or None.
+Actor = User | str | None
+
+
+def _label(priority: int | None) -> str | None:
+    return None if priority is None else Priority(priority).label
+
+
+def token_snapshot(token: ApiToken) -> dict[str, Any]:
+    """A token as the audit log keeps it: no secret, no digest (the prefix is public)."""
+    return {
+        "id": token.pk,
+        "owner": token.owner.get_username(),
+        "name": token.name,
+        "prefix": token.prefix,
+        "priority": _label(token.priority),
+        "priority_set_by_admin": token.priority_set_by_admin,
+        "model_allowlist": token.model_allowlist,
+        "expires_at": token.expires_at,
+        "revoked_at": token.revoked_at,
+    }
+
+
+def _token_target(token: ApiToken) -> str:
+    return f"{token.owner.get_username()}/{token.name}"
+
+
+def group_snapshot(group: GatewayGroup) -> dict[str, Any]:
+    return {
+        "name": group.name,
+        "description": group.description,
+        "is_admin": group.is_admin,
+        "is_default": group.is_default,
+        "priority": _label(group.priority),
+        "members": sorted(group.members.values_list("username", flat=True)),
+    }
+
+
+def user_snapshot(user: User) -> dict[str, Any]:
+    """An account as the audit log keeps it: whether it has a password, never the password."""
+    return {
+        "username": user.username,
+        "email": user.email,
+        "is_active": user.is_active,
+        "is_superuser": user.is_superuser,
+        "has_password": user.has_usable_password(),
+        "groups": sorted(user.gateway_groups.values_list("name", flat=True)) if user.pk else [],
+    }
 
 
 def _check_ceiling(*, owner: User, priority: Priority | None) -> bool:
@@ -42,8 +92,12 @@ def token_create(
     priority: Priority | None = None,
     model_allowlist: Sequence[str] | None = None,
     expires_at: datetime | None = None,
+    actor: Actor = None,
 ) -> tuple[ApiToken, str]:
-    """Create a personal token; answer it with its plaintext, which is never stored."""
+    """Create a personal token; answer it with its plaintext, which is never stored.
+
+    The actor is the owner unless another is named (a command creating a demo token).
+    """
     _check_ceiling(owner=owner, priority=priority)
     secret = new_secret()
     token = ApiToken.objects.create(
@@ -57,6 +111,7 @@ def token_create(
         priority_set_by=owner if priority is not None else None,
         priority_set_by_admin=False,  # the owner's own choice: capped by their ceiling later
     )
+    audit.record(actor or owner, "token.create", _token_target(token), None, token_snapshot(token))
     return token, secret.plaintext
 
 
@@ -64,23 +119,28 @@ def token_create(
 def token_priority_set(*, token: ApiToken, actor: User, priority: Priority | None) -> ApiToken:
     """The owner's own change, checked against their ceiling on every save."""
     _check_ceiling(owner=actor, priority=priority)
+    before = token_snapshot(token)
     token.priority = priority
     token.priority_set_by = actor
     # The owner's own choice, even an administrator's: it follows their ceiling, so a demoted
     # administrator's self-granted high falls back with them.
     token.priority_set_by_admin = False
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
+    audit.record(actor, "token.priority", _token_target(token), before, token_snapshot(token))
     return token
 
 
 @transaction.atomic
 def token_priority_override(*, token: ApiToken, admin: User, priority: Priority | None) -> ApiToken:
     """An administrator's unrestricted change (the caller checked the rights)."""
+    before = token_snapshot(token)
     token.priority = priority
     token.priority_set_by = admin
     # A grant from another administrator stands; on their own token it is an owner's choice.
     token.priority_set_by_admin = admin.pk != token.owner_id
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
+    after = token_snapshot(token)
+    audit.record(admin, "token.priority_override", _token_target(token), before, after)
     return token
 
 
@@ -92,27 +152,34 @@ def token_revoke(*, token: ApiToken, actor: User) -> ApiToken:
     The save empties the caller cache once committed, so the next /v1 request with it is a 401.
     """
     if token.revoked_at is None:
+        before = token_snapshot(token)
         token.revoked_at = timezone.now()
         token.revoked_by = actor
         token.save(update_fields=["revoked_at", "revoked_by"])
+        audit.record(actor, "token.revoke", _token_target(token), before, token_snapshot(token))
     return token
 
 
 @transaction.atomic
-def token_rotate(*, token: ApiToken) -> tuple[ApiToken, str]:
+def token_rotate(*, token: ApiToken, actor: Actor = None) -> tuple[ApiToken, str]:
     """Replace the secret; the old plaintext stops working at once."""
     if token.revoked_at is not None:
         raise ApiError(409, "token_revoked", "A revoked token cannot be rotated.")
+    before = token_snapshot(token)
     secret = new_secret()
     token.prefix = secret.prefix
     token.digest = secret.digest
     token.save(update_fields=["prefix", "digest"])
+    after = {**token_snapshot(token), "secret_replaced": True}
+    audit.record(actor, "token.rotate", _token_target(token), before, after)
     return token, secret.plaintext
 
 
 @transaction.atomic
-def token_delete(*, token: ApiToken) -> None:
+def token_delete(*, token: ApiToken, actor: Actor = None) -> None:
+    before, target = token_snapshot(token), _token_target(token)
     token.delete()
+    audit.record(actor, "token.delete", target, before, None)
 
 
 def _administrator_exists() -> bool:
@@ -130,12 +197,26 @@ def _refuse_losing_the_last_administrator(*, had_one: bool) -> None:
         )
 
 
+def _record_memberships(actor: Actor, group: str, old: list[str], new: list[str]) -> None:
+    """One row per person who joined or left, so an account's own history shows the change of
+    its priority or administrator rights (both come from groups)."""
+    joined = set(new) - set(old)
+    for user in User.objects.filter(username__in=set(old) ^ set(new)).order_by("username"):
+        after = user_snapshot(user)
+        groups = set(after["groups"])
+        groups = groups - {group} if user.username in joined else groups | {group}
+        audit.record(
+            actor, "user.update", user.username, {**after, "groups": sorted(groups)}, after
+        )
+
+
 @transaction.atomic
 def group_put(
     *,
     name: str,
     fields: dict[str, Any],
     members: Sequence[str] | None = None,
+    actor: Actor = None,
 ) -> tuple[GatewayGroup, bool]:
     """Create or update a group by name; omitted fields keep their value (or the default)."""
     had_admin = _administrator_exists()
@@ -148,6 +229,8 @@ def group_put(
             raise ApiError(
                 400, "unknown_member", f"Unknown user: {', '.join(unknown)}.", param="members"
             )
+    existing = GatewayGroup.objects.filter(name=name).first()
+    before = None if existing is None else group_snapshot(existing)
     group, created = GatewayGroup.objects.get_or_create(name=name, defaults=fields)
     if not created and fields:
         for key, value in fields.items():
@@ -155,14 +238,22 @@ def group_put(
         group.save()
     if members is not None:
         group.members.set(users)
+    after = group_snapshot(group)
+    action = "group.create" if created else "group.update"
+    audit.record(actor, action, group.name, before, after)
+    old_members = [] if before is None else before["members"]
+    _record_memberships(actor, group.name, old_members, after["members"])
     _refuse_losing_the_last_administrator(had_one=had_admin)
     return group, created
 
 
 @transaction.atomic
-def group_delete(*, group: GatewayGroup) -> None:
+def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
     had_admin = _administrator_exists()
+    before = group_snapshot(group)
     group.delete()
+    audit.record(actor, "group.delete", before["name"], before, None)
+    _record_memberships(actor, before["name"], before["members"], [])
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
@@ -184,7 +275,12 @@ def _check_username_free(username: str, *, exclude_pk: int | None = None) -> Non
 
 @transaction.atomic
 def user_create(
-    *, username: str, email: str = "", password: str | None = None, is_active: bool = True
+    *,
+    username: str,
+    email: str = "",
+    password: str | None = None,
+    is_active: bool = True,
+    actor: Actor = None,
 ) -> User:
     """A local account; without a password it cannot sign in until one is set."""
     _check_username_free(username)
@@ -194,6 +290,7 @@ def user_create(
     else:
         _set_password(user, password)
     user.save()
+    audit.record(actor, "user.create", user.username, None, user_snapshot(user))
     return user
 
 
@@ -205,8 +302,10 @@ def user_update(
     email: str | None = None,
     is_active: bool | None = None,
     password: str | None = None,
+    actor: Actor = None,
 ) -> User:
     had_admin = _administrator_exists()
+    before = user_snapshot(user)
     if username is not None:
         _check_username_free(username, exclude_pk=user.pk)
         user.username = username
@@ -217,14 +316,26 @@ def user_update(
     if password is not None:
         _set_password(user, password)
     user.save()
+    after = user_snapshot(user)
+    if password is not None:
+        after["password_replaced"] = True  # that it changed, never what to
+    audit.record(actor, "user.update", user.username, before, after)
     _refuse_losing_the_last_administrator(had_one=had_admin)
     return user
 
 
 @transaction.atomic
-def user_delete(*, user: User) -> None:
+def user_delete(*, user: User, actor: Actor = None) -> None:
     had_admin = _administrator_exists()
+    before = user_snapshot(user)
+    # Its tokens go with it: each leaves its own row, as if deleted one by one.
+    tokens = [
+        (_token_target(t), token_snapshot(t)) for t in user.api_tokens.select_related("owner")
+    ]
     user.delete()
+    audit.record(actor, "user.delete", before["username"], before, None)
+    for target, token in tokens:
+        audit.record(actor, "token.delete", target, token, None)
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
@@ -237,6 +348,6 @@ def profile_update(*, user: User, language: str) -> UserProfile:
 def settings_save(*, values: Any, actor: User) -> None:
     """Store a batch of operator settings; one bad key or value stores nothing."""
     try:
-        settings_update(values=values, actor=actor.get_username())
+        settings_update(values=values, actor=actor)
     except SettingError as exc:
         raise ApiError(400, exc.code, str(exc), param=exc.key or None) from exc

@@ -6,6 +6,7 @@ from django.urls import path
 
 from accounts import api
 from aiplane import converters  # noqa: F401  (registers the <name:...> converter)
+from aiplane.audit_api import AdminAuditApi
 
 app_name = "accounts"
 
@@ -37,4 +38,5 @@ urlpatterns = [
         name="admin-token-priority",
     ),
     path("admin/settings", api.AdminSettingsApi.as_view(), name="admin-settings"),
+    path("admin/audit", AdminAuditApi.as_view(), name="admin-audit"),
 ]

@@ -73,7 +73,7 @@ class AdminBackendsApi(APIView):
         summary="Create or update a backend by name (the complete editor) and apply it",
     )
     def put(self, request: Request) -> Response:
-        return Response(_backend_out(topology.backend_save(data=request.data)))
+        return Response(_backend_out(topology.backend_save(data=request.data, actor=request.user)))
 
 
 class AdminBackendItemApi(APIView):
@@ -82,7 +82,7 @@ class AdminBackendItemApi(APIView):
     @extend_schema(responses={204: None}, summary="Delete a backend and apply the change")
     def delete(self, request: Request, name: str) -> Response:
         try:
-            topology.backend_delete(name=name)
+            topology.backend_delete(name=name, actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(status=204)
@@ -148,7 +148,7 @@ class AdminPoolsApi(APIView):
         from accounts.models import GatewayGroup
 
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        pool = topology.pool_save(data=request.data, known_groups=known)
+        pool = topology.pool_save(data=request.data, known_groups=known, actor=request.user)
         return Response(PoolOut(topology.pool_out(pool)).data)
 
 
@@ -158,7 +158,7 @@ class AdminPoolItemApi(APIView):
     @extend_schema(responses={204: None}, summary="Delete a pool and apply the change")
     def delete(self, request: Request, name: str) -> Response:
         try:
-            topology.pool_delete(name=name)
+            topology.pool_delete(name=name, actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(status=204)
