@@ -32,6 +32,7 @@ playground-settings = Einstellungen
 playground-run-as = Ausführen als
 playground-run-as-me = Ich selbst
 playground-run-as-me-at = Ich selbst (Priorität { $priority })
+playground-run-as-token = Token „{ $token }“
 playground-run-as-token-at = Token „{ $token }“ (Priorität { $priority })
 playground-run-as-hint = Ein Token läuft mit seiner eigenen Priorität und Modellliste.
 playground-runs-as-token = Anfragen als Token „{ $token }“ laufen mit Priorität { $priority }.

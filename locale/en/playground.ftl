@@ -32,6 +32,7 @@ playground-settings = Settings
 playground-run-as = Run as
 playground-run-as-me = Myself
 playground-run-as-me-at = Myself (priority { $priority })
+playground-run-as-token = Token “{ $token }”
 playground-run-as-token-at = Token “{ $token }” (priority { $priority })
 playground-run-as-hint = A token runs with its own priority and model list.
 playground-runs-as-token = Requests as the token “{ $token }” run at priority { $priority }.

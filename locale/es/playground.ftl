@@ -32,6 +32,7 @@ playground-settings = Ajustes
 playground-run-as = Ejecutar como
 playground-run-as-me = Yo
 playground-run-as-me-at = Yo (prioridad { $priority })
+playground-run-as-token = Token «{ $token }»
 playground-run-as-token-at = Token «{ $token }» (prioridad { $priority })
 playground-run-as-hint = Un token se ejecuta con su propia prioridad y su lista de modelos.
 playground-runs-as-token = Las solicitudes con el token «{ $token }» se ejecutan con prioridad { $priority }.

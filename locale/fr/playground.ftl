@@ -32,6 +32,7 @@ playground-settings = Réglages
 playground-run-as = Exécuter en tant que
 playground-run-as-me = Moi-même
 playground-run-as-me-at = Moi-même (priorité { $priority })
+playground-run-as-token = Jeton « { $token } »
 playground-run-as-token-at = Jeton « { $token } » (priorité { $priority })
 playground-run-as-hint = Un jeton s’exécute avec sa propre priorité et sa liste de modèles.
 playground-runs-as-token = Les requêtes avec le jeton « { $token } » s’exécutent en priorité { $priority }.

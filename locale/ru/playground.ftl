@@ -32,6 +32,7 @@ playground-settings = Настройки
 playground-run-as = Запускать как
 playground-run-as-me = Я сам
 playground-run-as-me-at = Я сам (приоритет { $priority })
+playground-run-as-token = Токен «{ $token }»
 playground-run-as-token-at = Токен «{ $token }» (приоритет { $priority })
 playground-run-as-hint = Токен работает со своим приоритетом и своим списком моделей.
 playground-runs-as-token = Запросы от имени токена «{ $token }» выполняются с приоритетом { $priority }.

@@ -32,6 +32,7 @@ playground-settings = 设置
 playground-run-as = 运行身份
 playground-run-as-me = 我自己
 playground-run-as-me-at = 我自己（优先级 { $priority }）
+playground-run-as-token = 令牌“{ $token }”
 playground-run-as-token-at = 令牌“{ $token }”（优先级 { $priority }）
 playground-run-as-hint = 令牌以其自身的优先级和模型列表运行。
 playground-runs-as-token = 以令牌“{ $token }”发出的请求以优先级 { $priority } 运行。

@@ -70,7 +70,8 @@ export function anthropicSnippet(run) {
   ];
   if (system.length) args.push(`    system=${py(system.join("\n\n"))},`);
   args.push(`    messages=${pyMessages(turns, 4)},`);
-  if (run.temperature !== null) args.push(`    temperature=${run.temperature},`);
+  // Recent Anthropic SDKs take no temperature argument; the request body still carries one.
+  if (run.temperature !== null) args.push(`    extra_body={"temperature": ${run.temperature}},`);
   return [
     "import os",
     "",

@@ -205,8 +205,11 @@ async function send() {
     answer.item.classList.remove("pending");
     showRanAt(answer, response);
     await readStream(response, (piece) => {
+      // Follow the answer as it grows, unless the person scrolled up to read something else.
+      const following = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 32;
       received += piece;
       answer.body.textContent = received;
+      if (following) transcript.scrollTop = transcript.scrollHeight;
     });
     history = [...messages, { role: "assistant", content: received }];
     const backend = response.headers.get("x-aiplane-backend");
@@ -305,7 +308,9 @@ function fillTokens() {
       h(
         "option",
         { value: String(token.id) },
-        details.priority_enabled ? t("playground-run-as-token-at", { token: token.name, priority: priorityName(token.effective_priority) }) : token.name,
+        details.priority_enabled
+          ? t("playground-run-as-token-at", { token: token.name, priority: priorityName(token.effective_priority) })
+          : t("playground-run-as-token", { token: token.name }),
       ),
     ),
   );
