@@ -91,7 +91,20 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _load_token(digest: str) -> _Loaded:
-    token = ApiToken.objects.select_related("owner").filter(digest=digest).first()
+    return _token_context(ApiToken.objects.select_related("owner").filter(digest=digest).first())
+
+
+def _load_owned_token(key: str) -> _Loaded:
+    user_id, _, token_id = key.partition(":")
+    token = (
+        ApiToken.objects.select_related("owner")
+        .filter(pk=int(token_id), owner_id=int(user_id))
+        .first()
+    )
+    return _token_context(token)
+
+
+def _token_context(token: ApiToken | None) -> _Loaded:
     if token is None or token.revoked_at is not None or token.is_expired:
         return None, None
     owner = token.owner
@@ -196,6 +209,15 @@ async def caller_for_token(plaintext: str) -> CallerContext | None:
 async def caller_for_user(user_id: int) -> CallerContext | None:
     """A signed-in browser session (the playground): the user's inherited priority."""
     return await _cached(f"u:{user_id}", _load_user, str(user_id))
+
+
+async def caller_for_owned_token(user_id: int, token_id: int) -> CallerContext | None:
+    """A signed-in person running as one of their own tokens (the playground's choice): that
+    token's class and allowlist; None when it is not theirs, revoked or expired."""
+    context = await _cached(f"o:{user_id}:{token_id}", _load_owned_token, f"{user_id}:{token_id}")
+    if context is not None:
+        note_token_used(token_id)
+    return context
 
 
 def note_token_used(token_id: int, when: datetime | None = None) -> None:

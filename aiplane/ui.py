@@ -94,6 +94,7 @@ SHELLS: dict[str, Shell] = {
     "admin-users": Shell("admin/users.html", "admin-users-title", "admin-users", True),
     "admin-tokens": Shell("admin/tokens.html", "admin-tokens-title", "admin-tokens", True),
     "admin-backends": Shell("admin/backends.html", "backends-title", "admin-backends", True),
+    "admin-models": Shell("admin/models.html", "models-title", "admin-models", True),
     "admin-queue": Shell("admin/queue.html", "queue-title", "admin-queue", True),
     "admin-activity": Shell("admin/activity.html", "activity-title", "admin-activity", True),
     "admin-audit": Shell("admin/audit.html", "audit-title", "admin-audit", True),

@@ -18,6 +18,7 @@ urlpatterns = [
     path("admin/users/", ui.shell_view("admin-users"), name="admin-users"),
     path("admin/tokens/", ui.shell_view("admin-tokens"), name="admin-tokens"),
     path("admin/backends/", ui.shell_view("admin-backends"), name="admin-backends"),
+    path("admin/models/", ui.shell_view("admin-models"), name="admin-models"),
     path("admin/queue/", ui.shell_view("admin-queue"), name="admin-queue"),
     path("admin/activity/", ui.shell_view("admin-activity"), name="admin-activity"),
     path("admin/audit/", ui.shell_view("admin-audit"), name="admin-audit"),

@@ -22,6 +22,7 @@ from gateway.serializers import (
     BackendIn,
     BackendListOut,
     BackendOut,
+    ModelsOut,
     PoolIn,
     PoolListOut,
     PoolOut,
@@ -162,6 +163,24 @@ class AdminPoolItemApi(APIView):
         except topology.TopologyError as err:
             _raise(err)
         return Response(status=204)
+
+
+class AdminModelsApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        responses={200: ModelsOut},
+        summary="Every model and alias, with the pools and backends behind it, live",
+        description=(
+            "Per model name and kind, each (pool, backend) that serves it: who may call it, "
+            "health, requests in flight against capacity, the detected engine, whether the "
+            "priority is forwarded, and the backend's last failure (health probe or request)."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        from gateway.overview import models_overview
+
+        return Response(ModelsOut(models_overview()).data)
 
 
 class AdminQueueApi(APIView):

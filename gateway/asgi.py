@@ -63,7 +63,7 @@ MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte 
 COUNT_TOKENS = "/v1/messages/count_tokens"
 
 CallerLookup = Callable[[str], Awaitable[Any]]
-SessionLookup = Callable[[str], Awaitable[Any]]
+SessionLookup = Callable[[str, int | None], Awaitable[Any]]
 
 
 Handler = Callable[[Scope, Receive, Send, Surface, activity.Entry], Awaitable[None]]
@@ -141,9 +141,16 @@ class GatewayApp:
         if self.caller_for_session is not None and headers.get(b"x-aiplane-session") == b"1":
             session = _cookie(headers.get(b"cookie", b""), "sessionid")
             if session:
-                caller = await self.caller_for_session(session)
+                # The person may run as one of their own tokens (its class and allowlist).
+                as_token = _token_id(headers.get(b"x-aiplane-token"))
+                caller = await self.caller_for_session(session, as_token)
                 if caller is not None:
                     return caller
+                if as_token is not None:
+                    raise Unauthorized(
+                        "That token is not one of yours, or it is revoked or expired.",
+                        code="invalid_token_choice",
+                    )
         raise Unauthorized("Missing API token: send 'Authorization: Bearer <token>'.")
 
     # ----- /v1/models ----------------------------------------------------------------------
@@ -372,11 +379,20 @@ class GatewayApp:
                     rt.session, up, acquired, send=send, gone=gone, record=record,
                     timeouts=rt.timeouts,
                 )  # fmt: skip
-                await relay.run(surface, body, large=large)
+                try:
+                    await relay.run(surface, body, large=large)
+                except GatewayError as err:
+                    if err.status >= 500:  # the backend's fault, not the client's
+                        rt.errors.note(up.name, err.message, "request")
+                    raise
+                finally:
+                    if record.outcome == Outcome.UPSTREAM_ERROR:  # broken mid-answer
+                        rt.errors.note(up.name, record.error or "", "request")
                 return
             except Retryable as why:
                 failure = why
                 failed = acquired.backend
+                rt.errors.note(failed, f"{why.error.message} ({why})", "request")
                 retries += 1
                 w = queue.retry_waiter(w, failed)
                 # The topology may have changed since it arrived: retry on today's route, and
@@ -496,6 +512,16 @@ def _reason(err: ValueError) -> str:
 
 async def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+
+def _token_id(header: bytes | None) -> int | None:
+    """The X-AIplane-Token header: the id of one of the signed-in person's tokens."""
+    if header is None:
+        return None
+    text = header.decode("latin-1").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise BadRequest("X-AIplane-Token must be the id of one of your tokens.")
+    return int(text)
 
 
 def _cookie(header: bytes, name: str) -> str | None:

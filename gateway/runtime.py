@@ -20,8 +20,9 @@ import httpx
 
 from gateway.admission import AdmissionQueue, Slot
 from gateway.detect import detect_engine, probe_models
-from gateway.health import HealthTracker, probe_health
+from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
+from gateway.problems import LastErrors
 from gateway.registry import Snapshot, Topology
 from gateway.relay import STALLED_CLIENT_SECS, Timeouts, connector, quiet_dropped_connections
 
@@ -119,6 +120,8 @@ class Runtime:
         self.settings = GatewaySettings()
         self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
+        # Each backend's last failure (a probe or a request), for the administrators' Models page.
+        self.errors = LastErrors()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
         self.probe_client: httpx.AsyncClient | None = None
@@ -224,6 +227,8 @@ class Runtime:
             slot.healthy = self.health.is_healthy(name)
         self.queue.reroute(self.snapshot.route_for_key)
         fresh = [b.name for b in topology.backends if before.get(b.name) != b.base_url]
+        for name in [*fresh, *(set(before) - {b.name for b in topology.backends})]:
+            self.errors.forget(name)  # removed, or another server now: not its failures
         if not fresh or not self.started or self._save_discovery is None:
             return None
         for name in fresh:
@@ -331,11 +336,14 @@ class Runtime:
         ups = list(self.snapshot.upstreams.values())
         results = await asyncio.gather(
             *(
-                probe_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path)
+                check_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path)
                 for u in ups
             )
         )
-        for up, ok in zip(ups, results, strict=True):
+        for up, failed in zip(ups, results, strict=True):
+            ok = failed is None
+            if failed is not None:
+                self.errors.note(up.name, failed, "health")
             if self.health.record(up.name, ok):
                 self.set_health(up.name, self.health.is_healthy(up.name))
 
