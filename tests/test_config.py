@@ -477,3 +477,18 @@ def test_memberships_are_kept_and_no_user_is_part_of_the_file(installed):
     assert "alice" not in exported and "carol" not in exported
     import_text(exported.replace("priority: high", "priority: low"))
     assert list(GatewayGroup.objects.get(name="research").members.all()) == [alice]
+
+
+def test_the_readme_example_imports_as_written(db):
+    from django.conf import settings
+
+    readme = (settings.BASE_DIR / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Configuration as code", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+    changes = statuses(import_text(example, environ={"GPU1_KEY": "sk-example"}))
+
+    assert changes["groups:research"] == changes["backends:gpu1"] == "created"
+    assert changes["pools:chat"] == "created"
+    assert changes["settings:gateway.priority_enabled"] == "changed"
+    assert decrypt(Backend.objects.get(name="gpu1").api_key_encrypted) == "sk-example"
