@@ -297,14 +297,19 @@ class _Reader:
         self.marks[path] = self._mark(node)
         inner = ancestors | {id(node)}
         if isinstance(node, yaml.MappingNode):
-            self.constructor.flatten_mapping(node)  # merge keys (<<: *defaults)
+            own = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
+            self.constructor.flatten_mapping(node)  # merge keys (<<: *defaults) come first
+            merged = len(node.value) - own
             out: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
+            written: set[Any] = set()  # keys the mapping itself gives (a merged one may be redone)
+            for n, (key_node, value_node) in enumerate(node.value):
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise self._refuse(key_node, path, "A key must be a plain value.")
                 key = self.constructor.construct_object(key_node)
-                if key in out:
-                    raise self._refuse(key_node, path, f"{key!r} appears twice.")
+                if n >= merged:
+                    if key in written:
+                        raise self._refuse(key_node, path, f"{key!r} appears twice.")
+                    written.add(key)
                 self.key_marks[(*path, key)] = self._mark(key_node)
                 out[key] = self.read(value_node, (*path, key), inner)
             return out
@@ -462,8 +467,8 @@ class _Import:
                 )
         if "version" in data and data["version"] != FORMAT_VERSION:
             self.refuse(("version",), f"This aiplane reads version {FORMAT_VERSION} files.")
-        settings = data.get("settings")
-        if settings is not None:
+        if "settings" in data:
+            settings = data["settings"] = data["settings"] or {}  # `settings:` alone: none
             if not isinstance(settings, dict):
                 self.refuse(("settings",), "settings must be a mapping of key: value.")
             else:
@@ -557,8 +562,8 @@ class _Import:
         )
 
         given = self.doc.data.get("settings")
-        if given is None:
-            return
+        if not isinstance(given, dict):
+            return  # absent, or refused by check_shape
         wanted = dict(given)
         if self.prune:  # a declared state: every setting the file leaves out is its default
             for declared in CATALOG:

@@ -340,6 +340,33 @@ def test_a_key_given_twice_and_a_name_given_twice_are_refused_where_they_stand(d
     ) == [(3, 11, "'ops' appears twice in groups.")]
 
 
+def test_yaml_merge_keys_share_fields_and_a_self_containing_alias_is_refused(db):
+    changes = import_text(
+        """
+pools:
+  - &shared {name: one, strategy: round_robin, kind: embedding}
+  - {<<: *shared, name: two}
+"""
+    )
+    assert {k: v for k, v in statuses(changes).items() if k.startswith("pools:")} == {
+        "pools:one": "created",
+        "pools:two": "created",
+    }
+    assert Pool.objects.get(name="two").strategy == "round_robin"
+    assert refusals("groups: &a\n  - *a\n") == [(1, 9, "An alias may not contain itself.")]
+
+
+def test_a_tag_that_builds_an_object_is_refused(db):
+    assert refusals("settings:\n  gateway.max_waiters: !!python/name:os.system\n") == [
+        (
+            2,
+            24,
+            "YAML: could not determine a constructor for the tag"
+            " 'tag:yaml.org,2002:python/name:os.system'.",
+        )
+    ]
+
+
 def test_an_unknown_section_or_version_is_refused(db):
     assert refusals("version: 2\nbackend: []\n") == [
         (1, 10, "This aiplane reads version 1 files."),
@@ -492,3 +519,25 @@ def test_the_readme_example_imports_as_written(db):
     assert changes["pools:chat"] == "created"
     assert changes["settings:gateway.priority_enabled"] == "changed"
     assert decrypt(Backend.objects.get(name="gpu1").api_key_encrypted) == "sk-example"
+
+
+def test_the_command_exports_to_a_file_and_names_the_variables_an_import_needs(installed, tmp_path):
+    path = str(tmp_path / "exported.yaml")
+    out, err = run("export", path, "--keys", "env")
+    assert out == ""
+    assert err.splitlines() == [
+        f"wrote {path}",
+        "import needs GPU1_KEY: the API key of backend gpu1",
+    ]
+    assert (tmp_path / "exported.yaml").read_text() == export_text(keys="env").text
+    stdout, _ = run("export")
+    assert stdout == export_text().text
+
+
+def test_two_backend_names_that_make_one_variable_get_two_variables(db):
+    for name in ("gpu-1", "gpu.1"):
+        topology.backend_save(data={"name": name, "base_url": "http://h/v1", "api_key": name})
+    assert export_text(keys="env").variables == {"GPU_1_KEY": "gpu-1", "GPU_1_2_KEY": "gpu.1"}
+    text = export_text(keys="env").text
+    environ = {"GPU_1_KEY": "gpu-1", "GPU_1_2_KEY": "gpu.1"}
+    assert {c.status for c in import_text(text, environ=environ)} == {"unchanged"}
