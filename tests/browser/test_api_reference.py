@@ -60,7 +60,7 @@ def test_signed_in_try_it_out_calls_the_api_with_the_session(
 
 @pytest.mark.parametrize(("language", "label"), [("en", "API reference"), ("de", "API-Referenz")])
 def test_every_page_links_to_the_reference_from_its_footer(
-    page: Any, carol: Any, sign_in: Any, language: str, label: str
+    page: Any, carol: Any, sign_in: Any, screenshot: Any, language: str, label: str
 ) -> None:
     UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
     page.goto("/login/")
@@ -69,6 +69,7 @@ def test_every_page_links_to_the_reference_from_its_footer(
     for path in ("/tokens/", "/playground/", "/admin/backends/"):
         page.goto(path)
         expect(page.locator("footer").get_by_role("link", name=label)).to_be_visible()
+    screenshot(page, f"footer-{language}")
     page.locator("footer").get_by_role("link", name=label).click()
     page.wait_for_url("**/api-reference/")
     expect(page.locator(".page-head h1")).to_have_text(label)
