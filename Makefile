@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The port of the demo engine `make serve` starts beside the gateway.
+ENGINE_PORT ?= 8100
 SERVER ?= uvicorn
 
 .PHONY: serve test test-postgres lint bench fuzz chaos venv clean
@@ -18,11 +20,11 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Set up, migrate SQLite, create the first administrator once, then serve the gateway and UI
-# with the simulated engine as a demo backend. SERVER=daphne serves with daphne instead.
+# with the simulated engine as a demo backend on ENGINE_PORT. SERVER=daphne serves with daphne instead.
 serve: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
-	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --demo
+	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --demo --sim-port $(ENGINE_PORT)
 
 # Lint and types, then every test: unit, integration on loopback, browser (Chromium), and, when
 # AIPLANE_TEST_DATABASE_URL names a PostgreSQL database, the database tests again on it.

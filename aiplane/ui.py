@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.decorators import login_required
@@ -112,6 +113,19 @@ def shell_view(name: str) -> View:
 
     view.__name__ = f"{name.replace('-', '_')}_page"
     return admin_required(view) if shell.admin else login_required(view)
+
+
+# Swagger UI's stylesheet draws its icons as data: images; only this page may show them.
+@csp_update({"img-src": ["data:"]})
+@require_GET
+@ensure_csrf_cookie  # "Try it out" sends it back on writes, as the pages' scripts do
+def api_reference(request: HttpRequest) -> HttpResponse:
+    """The OpenAPI document of /api/v0 in Swagger UI; as public as the document itself."""
+    from django.urls import reverse
+
+    return page(
+        request, "api_reference.html", title_id="api-reference-title", schema_url=reverse("openapi")
+    )
 
 
 @require_GET

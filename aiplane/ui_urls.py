@@ -11,6 +11,7 @@ urlpatterns = [
     path("login/", ui.login_view, name="login"),
     path("logout/", ui.logout_view, name="logout"),
     path("i18n/<str:lang>.js", ui.i18n_script, name="i18n-script"),
+    path("api-reference/", ui.api_reference, name="api-reference"),
     path("tokens/", ui.shell_view("tokens"), name="tokens"),
     path("playground/", ui.shell_view("playground"), name="playground"),
     path("admin/settings/", ui.shell_view("admin-settings"), name="admin-settings"),

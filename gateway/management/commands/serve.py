@@ -90,7 +90,9 @@ class Command(BaseCommand):
         from gateway.models import Backend
 
         if not _port_free(host, sim_port):
-            raise CommandError(f"port {sim_port} is taken; pass --sim-port")
+            raise CommandError(
+                f"port {sim_port} is taken; pass --sim-port (make serve ENGINE_PORT=...)"
+            )
         sim = SimServer(
             SimConfig(
                 slots=2,
