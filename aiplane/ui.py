@@ -96,6 +96,7 @@ SHELLS: dict[str, Shell] = {
     "admin-backends": Shell("admin/backends.html", "backends-title", "admin-backends", True),
     "admin-queue": Shell("admin/queue.html", "queue-title", "admin-queue", True),
     "admin-activity": Shell("admin/activity.html", "activity-title", "admin-activity", True),
+    "admin-usage": Shell("admin/usage.html", "usage-title", "admin-usage", True),
 }
 
 

@@ -20,4 +20,5 @@ urlpatterns = [
     path("admin/backends/", ui.shell_view("admin-backends"), name="admin-backends"),
     path("admin/queue/", ui.shell_view("admin-queue"), name="admin-queue"),
     path("admin/activity/", ui.shell_view("admin-activity"), name="admin-activity"),
+    path("admin/usage/", ui.shell_view("admin-usage"), name="admin-usage"),
 ]

@@ -655,6 +655,10 @@ class UsageBucketRowOut(UsageRowOut):
     start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
 
 
+class UsageBucketTotalsOut(UsageTotalsOut):
+    start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
+
+
 class UsageOut(serializers.Serializer):
     group_by = serializers.ChoiceField(choices=USAGE_GROUPS)
     bucket = serializers.ChoiceField(choices=tuple(BUCKETS), allow_null=True)
@@ -667,6 +671,9 @@ class UsageOut(serializers.Serializer):
     results = UsageRowOut(many=True, help_text="Each group over the whole range.")
     series = UsageBucketRowOut(
         many=True, help_text="Each bucket and group that has requests (none without bucket)."
+    )
+    bucket_totals = UsageBucketTotalsOut(
+        many=True, help_text="Every bucket (empty ones too) over all groups; none without bucket."
     )
     totals = UsageTotalsOut(help_text="Every request of the range (a request counts once).")
     sample_every = serializers.IntegerField(

@@ -183,6 +183,8 @@ def report(
         rows = rows[: MAX_SERIES_ROWS + 1]
     range_cells: dict[Key, Cell] = defaultdict(Cell)
     series_cells: dict[tuple[datetime, Key], Cell] = defaultdict(Cell)
+    # Every bucket in total: percentiles do not add up, so a chart by class cannot sum groups.
+    bucket_cells: dict[datetime, Cell] = {start: Cell() for start in starts}
     total = Cell()
     series_count = 0
     for row in rows:
@@ -198,6 +200,8 @@ def report(
             range_cells[key].add(row)
             if bucket:
                 series_cells[(row["bucket_start"], key)].add(row)
+        if bucket:
+            bucket_cells[row["bucket_start"]].add(row)
 
     queued = chosen.filter(outcome__in=QUEUED_OUTCOMES)
     every = max(1, math.ceil(queued.count() / QUEUE_WAIT_SAMPLE_BOUND))
@@ -209,6 +213,8 @@ def report(
             continue
         total.waits[priority_class].append(queue_ms)
         start = values.pop(0) if bucket else None
+        if start is not None:
+            bucket_cells[start].waits[priority_class].append(queue_ms)
         for key in keys.of(values):
             range_cells[key].waits[priority_class].append(queue_ms)
             if bucket and start is not None:
@@ -233,6 +239,7 @@ def report(
         "buckets": [start.isoformat() for start in starts],
         "results": results,
         "series": series,
+        "bucket_totals": [{"start": s.isoformat(), **c.out()} for s, c in bucket_cells.items()],
         "totals": total.out(),
         "sample_every": every,
     }

@@ -36,7 +36,9 @@ def test_usage_by_model_sums_the_last_day_by_default(history, carol_client) -> N
     assert "username" not in body["results"][0]
     assert sums(body["totals"]) == (4, 117, 58, 4)
     assert body["since"] == (NOW - timedelta(days=1)).isoformat()
-    assert (body["bucket"], body["buckets"], body["series"]) == (None, [], [])
+    assert (body["bucket"], body["buckets"], body["series"], body["bucket_totals"]) == (
+        None, [], [], [],
+    )  # fmt: skip
 
 
 def test_usage_by_user_and_by_token_over_a_chosen_range(history, carol_client) -> None:
@@ -122,6 +124,19 @@ def test_hourly_buckets_give_every_start_and_a_row_per_bucket_and_group(
     assert body["series"][0]["refusals"]["rejected"] == 1
     assert body["series"][3]["queue_wait_ms"]["medium"]["p50"] == 10.0
     assert [(r["username"], r["requests"]) for r in body["results"]] == [("alice", 2), ("bob", 2)]
+    # Every bucket over all groups, the empty first hour too: what the charts by class draw.
+    totals = body["bucket_totals"]
+    assert [(r["start"], sums(r)) for r in totals] == [
+        (hours[0], (0, 0, 0, 0)),
+        (hours[1], (1, 0, 0, 0)),
+        (hours[2], (1, 7, 3, 0)),
+        (hours[3], (1, 100, 50, 0)),
+        (hours[4], (1, 10, 5, 4)),
+    ]
+    assert totals[0]["queue_wait_ms"]["medium"] == {"requests": 0, "p50": None, "p95": None}
+    assert totals[2]["queue_wait_ms"]["medium"] == {"requests": 1, "p50": 50.0, "p95": 50.0}
+    assert totals[3]["queue_wait_ms"]["high"]["p95"] == 30.0
+    assert totals[1]["refusals"]["rejected"] == 1
 
 
 def test_minute_and_day_buckets_start_on_their_boundary(history, carol_client) -> None:
