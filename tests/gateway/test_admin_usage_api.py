@@ -268,3 +268,19 @@ def test_only_administrators_read_usage(db, alice_client, anonymous) -> None:
     assert (refused.status_code, refused.json()) == (403, NOT_ADMIN)
     as_csv = alice_client.get(USAGE, {"group_by": "user"}, HTTP_ACCEPT="text/csv")
     assert (as_csv.status_code, as_csv.json()) == (403, NOT_ADMIN)
+
+
+def test_buckets_by_group_put_each_users_request_in_each_of_their_groups(
+    history, carol_client
+) -> None:
+    since = (NOW - timedelta(hours=2, minutes=30)).isoformat()
+    body = usage(carol_client, group_by="group", bucket="hour", since=since)
+    ten, eleven = (NOW - timedelta(hours=2)).isoformat(), (NOW - timedelta(hours=1)).isoformat()
+    assert [(r["start"], r["group"], r["requests"]) for r in body["series"]] == [
+        (ten, "everyone", 1), (ten, "ops", 1), (ten, "research", 1),
+        (eleven, "everyone", 1), (eleven, "ops", 1), (eleven, "research", 1),
+    ]  # fmt: skip
+    waits = [r["queue_wait_ms"] for r in body["series"] if r["group"] == "research"]
+    assert [w["high"]["p50"] for w in waits] == [30.0, None]
+    assert [w["medium"]["p50"] for w in waits] == [None, 10.0]
+    assert [r["requests"] for r in body["bucket_totals"]] == [0, 1, 1]
