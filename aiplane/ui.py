@@ -99,6 +99,7 @@ SHELLS: dict[str, Shell] = {
     "admin-queue": Shell("admin/queue.html", "queue-title", "admin-queue", True),
     "admin-activity": Shell("admin/activity.html", "activity-title", "admin-activity", True),
     "admin-audit": Shell("admin/audit.html", "audit-title", "admin-audit", True),
+    "admin-usage": Shell("admin/usage.html", "usage-title", "admin-usage", True),
 }
 
 

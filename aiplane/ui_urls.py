@@ -23,4 +23,5 @@ urlpatterns = [
     path("admin/queue/", ui.shell_view("admin-queue"), name="admin-queue"),
     path("admin/activity/", ui.shell_view("admin-activity"), name="admin-activity"),
     path("admin/audit/", ui.shell_view("admin-audit"), name="admin-audit"),
+    path("admin/usage/", ui.shell_view("admin-usage"), name="admin-usage"),
 ]

@@ -27,8 +27,6 @@ from gateway.serializers import (
     PoolListOut,
     PoolOut,
     QueueOut,
-    UsageOut,
-    UsageQueryIn,
 )
 
 
@@ -246,54 +244,3 @@ class AdminActivityApi(APIView):
             "results": rows,
         }
         return Response(ActivityPageOut(body).data)
-
-
-USAGE_KEYS = {"user": ("username",), "token": ("token_id", "token_name"), "model": ("model",)}
-USAGE_SUMS = ("input_tokens", "output_tokens", "cached_tokens")
-
-
-class AdminUsageApi(APIView):
-    permission_classes = [IsGatewayAdmin]
-
-    @extend_schema(
-        parameters=[UsageQueryIn],
-        responses={
-            200: UsageOut,
-            **_errors(
-                400, meaning="A parameter is not valid (code invalid_filter, param its name)."
-            ),
-        },
-        summary="Token usage summed by user, token or model over a time range",
-        description=(
-            "Each group: requests, and input, output and cached tokens as the engines reported "
-            "them (requests without a report count as requests only)."
-        ),
-    )
-    def get(self, request: Request) -> Response:
-        from datetime import timedelta
-
-        from django.db.models import Count, Sum
-        from django.utils import timezone
-
-        from gateway.models import ActivityRecord
-
-        q = topology.validated(UsageQueryIn, request.query_params)
-        until = q.get("until") or timezone.now()
-        since = q.get("since") or until - timedelta(days=1)
-        keys = USAGE_KEYS[q["group_by"]]
-        rows = (
-            ActivityRecord.objects.filter(at__gte=since, at__lt=until)
-            .values(*keys)
-            .annotate(requests=Count("id"), **{name: Sum(name) for name in USAGE_SUMS})
-            .order_by(*keys)
-        )
-        results = [{**row, **{name: row[name] or 0 for name in USAGE_SUMS}} for row in rows]
-        totals = {name: sum(r[name] for r in results) for name in ("requests", *USAGE_SUMS)}
-        body = {
-            "group_by": q["group_by"],
-            "since": since.isoformat(),
-            "until": until.isoformat(),
-            "results": results,
-            "totals": totals,
-        }
-        return Response(UsageOut(body).data)

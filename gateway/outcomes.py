@@ -29,3 +29,22 @@ ADMISSION_OUTCOMES = (
     Outcome.CANCELLED,
     Outcome.REJECTED,
 )
+
+# The gateway said no: the reasons the usage views count refusals by, in the order they list them.
+REFUSALS = (
+    Outcome.REFUSED,
+    Outcome.REJECTED,
+    Outcome.EXPIRED,
+    Outcome.UNAVAILABLE,
+)
+
+# Outcomes whose record's queue_ms is a real time in the admission queue (admitted, or given up
+# waiting); the others never queued, and their zero would pull the queue-wait percentiles down.
+QUEUED = (
+    Outcome.IMMEDIATE,
+    Outcome.WAITED,
+    Outcome.EXPIRED,
+    Outcome.CANCELLED,
+    Outcome.UPSTREAM_ERROR,
+    Outcome.CLIENT_CLOSED,
+)

@@ -146,7 +146,6 @@ class Watchdog:
         self._handle = self.loop.call_later(resolution, self._tick)
 
 
-
 # Why a relay was cut short by its watchdog or its client.
 _CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE = range(4)
 

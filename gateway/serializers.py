@@ -27,6 +27,14 @@ from gateway.base_url import BadBaseUrl, check_base_url
 from gateway.mapping import CLASS_NAMES, MappingError, parse_priority_mode
 from gateway.models import KINDS, STRATEGIES, Backend, Pool
 from gateway.outcomes import Outcome
+from gateway.usage_report import (
+    BUCKETS,
+    GROUP_KEYS,
+    MAX_BUCKETS,
+    MAX_SERIES_ROWS,
+    QUEUE_WAIT_SAMPLE_BOUND,
+    REFUSALS,
+)
 
 NAME_RE: Final = re.compile(NAME_PATTERN)
 NAME_MESSAGE: Final = (
@@ -532,51 +540,85 @@ class ActivityQueryIn(serializers.Serializer):
         return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
 
-USAGE_GROUPS: Final = ("user", "token", "model")
+USAGE_GROUPS: Final = tuple(GROUP_KEYS)
+# A person's own usage: by user or group it would be one row, themselves.
+OWN_USAGE_GROUPS: Final = ("token", "model", "class")
 
 
-class GroupByFilter(FilterField):
-    def __init__(self, **kwargs: Any) -> None:
+class ChoiceFilter(FilterField):
+    """One of a few words; required unless it has a default."""
+
+    def __init__(self, *, choices: tuple[str, ...], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._spectacular_annotation = {"field": {"type": "string", "enum": list(USAGE_GROUPS)}}
+        self.choices = choices
+        self._spectacular_annotation = {"field": {"type": "string", "enum": list(choices)}}
+
+    def _refusal(self) -> ValidationError:
+        *first, last = self.choices
+        return self.refuse(f"{self.field_name} must be {', '.join(first)} or {last}.")
 
     def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
-        if data is empty:
-            raise self.refuse("group_by must be user, token or model.")
+        if data is empty and self.required:
+            raise self._refusal()
         return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> str:
-        if data not in USAGE_GROUPS:
-            raise self.refuse("group_by must be user, token or model.")
+        if data not in self.choices:
+            raise self._refusal()
         return str(data)
 
 
 class UsageQueryIn(serializers.Serializer):
-    group_by = GroupByFilter(help_text="What the sums are grouped by.")
+    """The range, grouping and buckets of a usage query (format=csv is read by the renderer)."""
+
+    group_by = ChoiceFilter(choices=USAGE_GROUPS, help_text="What the sums are grouped by.")
     since = TimeFilter(required=False, help_text="From this time (ISO 8601); default a day ago.")
     until = TimeFilter(required=False, help_text="Before this time (ISO 8601); default now.")
+    bucket = ChoiceFilter(
+        choices=tuple(BUCKETS),
+        required=False,
+        help_text=(
+            f"Also a time series in buckets of this length (UTC), at most {MAX_BUCKETS} of them "
+            f"and {MAX_SERIES_ROWS} rows of bucket and group."
+        ),
+    )
+    format = ChoiceFilter(
+        choices=("json", "csv"),
+        required=False,
+        help_text="csv: the rows as CSV with a header row (as Accept: text/csv does).",
+    )
 
     def to_internal_value(self, data: Any) -> Any:
         return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
 
-class UsageRowOut(serializers.Serializer):
-    """One group's sums: its key fields (username; token_id and token_name; or model), then
-    requests and the tokens the engines reported."""
+class OwnUsageQueryIn(UsageQueryIn):
+    group_by = ChoiceFilter(
+        choices=OWN_USAGE_GROUPS,
+        required=False,
+        default="token",
+        help_text="What the sums are grouped by; default token.",
+    )
 
-    username = serializers.CharField(required=False)
-    token_id = serializers.IntegerField(required=False, allow_null=True)
-    token_name = serializers.CharField(required=False, allow_blank=True)
-    model = serializers.CharField(required=False)
-    requests = serializers.IntegerField()
-    input_tokens = serializers.IntegerField()
-    output_tokens = serializers.IntegerField()
-    cached_tokens = serializers.IntegerField()
 
-    def to_representation(self, instance: Any) -> Any:
-        # Only the group's own key fields: a row by model has no token.
-        shown = super().to_representation(instance)
-        return {k: v for k, v in shown.items() if k in instance}
+class QueueWaitOut(serializers.Serializer):
+    requests = serializers.IntegerField(help_text="Queued requests the percentiles are over.")
+    p50 = serializers.FloatField(allow_null=True, help_text="Milliseconds; null for none.")
+    p95 = serializers.FloatField(allow_null=True, help_text="Milliseconds; null for none.")
+
+
+class QueueWaitByClassOut(serializers.Serializer):
+    low = QueueWaitOut()
+    medium = QueueWaitOut()
+    high = QueueWaitOut()
+
+
+# A field per refusal reason, so a reason added to gateway/outcomes.py is counted and described.
+RefusalsOut = type(
+    "RefusalsOut",
+    (serializers.Serializer,),
+    {reason: serializers.IntegerField() for reason in REFUSALS},
+)
 
 
 class UsageTotalsOut(serializers.Serializer):
@@ -584,14 +626,73 @@ class UsageTotalsOut(serializers.Serializer):
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
     cached_tokens = serializers.IntegerField()
+    refusals = RefusalsOut()
+    queue_wait_ms = QueueWaitByClassOut(
+        help_text="Nearest-rank percentiles of the queue wait of requests that queued, by class."
+    )
+
+
+class UsageRowOut(UsageTotalsOut):
+    """One group's sums: its key fields (username; group; token_id and token_name; model; or
+    priority_class), then requests, the tokens the engines reported, refusals and queue waits."""
+
+    username = serializers.CharField(required=False)
+    group = serializers.CharField(
+        required=False, allow_null=True, help_text="null: requests without a signed-in user."
+    )
+    token_id = serializers.IntegerField(required=False, allow_null=True)
+    token_name = serializers.CharField(required=False, allow_blank=True)
+    model = serializers.CharField(required=False)
+    priority_class = serializers.CharField(required=False)
+
+    def to_representation(self, instance: Any) -> Any:
+        # Only the group's own key fields: a row by model has no token.
+        shown = super().to_representation(instance)
+        return {k: v for k, v in shown.items() if k in instance}
+
+
+class UsageBucketRowOut(UsageRowOut):
+    start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
+
+
+class UsageBucketTotalsOut(UsageTotalsOut):
+    start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
 
 
 class UsageOut(serializers.Serializer):
     group_by = serializers.ChoiceField(choices=USAGE_GROUPS)
+    bucket = serializers.ChoiceField(choices=tuple(BUCKETS), allow_null=True)
     since = serializers.CharField()
     until = serializers.CharField()
-    results = UsageRowOut(many=True)
-    totals = UsageTotalsOut()
+    buckets = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Every bucket's start, empty ones too (none without bucket).",
+    )
+    results = UsageRowOut(many=True, help_text="Each group over the whole range.")
+    series = UsageBucketRowOut(
+        many=True, help_text="Each bucket and group that has requests (none without bucket)."
+    )
+    bucket_totals = UsageBucketTotalsOut(
+        many=True, help_text="Every bucket (empty ones too) over all groups; none without bucket."
+    )
+    totals = UsageTotalsOut(help_text="Every request of the range (a request counts once).")
+    sample_every = serializers.IntegerField(
+        help_text=(
+            f"1, or k when more than {QUEUE_WAIT_SAMPLE_BOUND} requests queued: the percentiles "
+            "are then over every k-th of them."
+        )
+    )
+
+
+class OwnUsageOut(UsageOut):
+    group_by = serializers.ChoiceField(choices=OWN_USAGE_GROUPS)
+    allowance = serializers.JSONField(
+        allow_null=True,
+        help_text=(
+            "Reserved for the remaining allowance (requests and tokens left in each window); "
+            "null until allowances exist."
+        ),
+    )
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})
