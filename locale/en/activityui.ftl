@@ -19,3 +19,29 @@ activityui-output-tokens = Output tokens
 activityui-cached-tokens = Cached input tokens
 activityui-error = Error
 activityui-record-id = Record
+
+activityui-expiry = Expires
+activityui-expiry-never = Never
+activityui-expiry-days = { $days ->
+    [one] In { $days } day
+   *[other] In { $days } days
+}
+activityui-expiry-hint = An expired token stops working; you can create another at any time.
+activityui-models = Models
+activityui-models-hint = Leave all unchecked for every model your groups allow, or check the ones this token may call.
+activityui-models-none = No models are listed for you at the moment; the token will reach every model your groups allow.
+activityui-connect = Connect a program
+activityui-base-url = Base URL
+activityui-example = Example
+activityui-example-curl = curl
+activityui-example-openai = OpenAI Python SDK
+activityui-example-anthropic = Anthropic Python SDK
+activityui-example-claude = Claude Code (environment variables)
+activityui-example-codex = Codex CLI (~/.codex/config.toml)
+activityui-example-copy = Copy example
+error-empty-allowlist = Choose at least one model, or none for every model your groups allow.
+
+activityui-theme = Colours
+activityui-theme-system = As the system
+activityui-theme-light = Light
+activityui-theme-dark = Dark

@@ -20,3 +20,29 @@ activityui-output-tokens = Jetons en sortie
 activityui-cached-tokens = Jetons d’entrée du cache
 activityui-error = Erreur
 activityui-record-id = Enregistrement
+
+activityui-expiry = Expiration
+activityui-expiry-never = Jamais
+activityui-expiry-days = { $days ->
+    [one] Dans { $days } jour
+   *[other] Dans { $days } jours
+}
+activityui-expiry-hint = Un jeton expiré cesse de fonctionner ; vous pouvez en créer un autre à tout moment.
+activityui-models = Modèles
+activityui-models-hint = Ne cochez rien pour tous les modèles que vos groupes autorisent, ou cochez ceux que ce jeton peut appeler.
+activityui-models-none = Aucun modèle ne vous est proposé pour l’instant ; le jeton atteindra tous les modèles que vos groupes autorisent.
+activityui-connect = Connecter un programme
+activityui-base-url = URL de base
+activityui-example = Exemple
+activityui-example-curl = curl
+activityui-example-openai = SDK Python d’OpenAI
+activityui-example-anthropic = SDK Python d’Anthropic
+activityui-example-claude = Claude Code (variables d’environnement)
+activityui-example-codex = Codex CLI (~/.codex/config.toml)
+activityui-example-copy = Copier l’exemple
+error-empty-allowlist = Choisissez au moins un modèle, ou aucun pour tous les modèles que vos groupes autorisent.
+
+activityui-theme = Couleurs
+activityui-theme-system = Comme le système
+activityui-theme-light = Clair
+activityui-theme-dark = Sombre

@@ -20,3 +20,30 @@ activityui-output-tokens = Выходные токены
 activityui-cached-tokens = Входные токены из кэша
 activityui-error = Ошибка
 activityui-record-id = Запись
+
+activityui-expiry = Срок действия
+activityui-expiry-never = Бессрочно
+activityui-expiry-days = { $days ->
+    [one] { $days } день
+    [few] { $days } дня
+   *[many] { $days } дней
+}
+activityui-expiry-hint = Токен с истёкшим сроком перестаёт работать; новый можно создать в любой момент.
+activityui-models = Модели
+activityui-models-hint = Не отмечайте ничего, чтобы токен мог вызывать все модели, разрешённые вашим группам, или отметьте те, что ему можно вызывать.
+activityui-models-none = Сейчас для вас не указано ни одной модели; токен сможет вызывать все модели, разрешённые вашим группам.
+activityui-connect = Подключить программу
+activityui-base-url = Базовый URL
+activityui-example = Пример
+activityui-example-curl = curl
+activityui-example-openai = Python SDK OpenAI
+activityui-example-anthropic = Python SDK Anthropic
+activityui-example-claude = Claude Code (переменные окружения)
+activityui-example-codex = Codex CLI (~/.codex/config.toml)
+activityui-example-copy = Копировать пример
+error-empty-allowlist = Выберите хотя бы одну модель или ни одной, чтобы разрешить все модели ваших групп.
+
+activityui-theme = Цвета
+activityui-theme-system = Как в системе
+activityui-theme-light = Светлая
+activityui-theme-dark = Тёмная
