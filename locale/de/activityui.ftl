@@ -42,6 +42,6 @@ activityui-example-copy = Beispiel kopieren
 error-empty-allowlist = Wählen Sie mindestens ein Modell oder keines für alle Modelle, die Ihre Gruppen erlauben.
 
 activityui-theme = Farben
-activityui-theme-system = Wie das System
+activityui-theme-system = System
 activityui-theme-light = Hell
 activityui-theme-dark = Dunkel

@@ -42,6 +42,6 @@ activityui-example-copy = Copy example
 error-empty-allowlist = Choose at least one model, or none for every model your groups allow.
 
 activityui-theme = Colours
-activityui-theme-system = As the system
+activityui-theme-system = System
 activityui-theme-light = Light
 activityui-theme-dark = Dark

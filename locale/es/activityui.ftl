@@ -43,6 +43,6 @@ activityui-example-copy = Copiar el ejemplo
 error-empty-allowlist = Elija al menos un modelo, o ninguno para todos los modelos que permiten sus grupos.
 
 activityui-theme = Colores
-activityui-theme-system = Como el sistema
+activityui-theme-system = Sistema
 activityui-theme-light = Claro
 activityui-theme-dark = Oscuro

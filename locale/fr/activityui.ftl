@@ -43,6 +43,6 @@ activityui-example-copy = Copier l’exemple
 error-empty-allowlist = Choisissez au moins un modèle, ou aucun pour tous les modèles que vos groupes autorisent.
 
 activityui-theme = Couleurs
-activityui-theme-system = Comme le système
+activityui-theme-system = Système
 activityui-theme-light = Clair
 activityui-theme-dark = Sombre

@@ -44,6 +44,6 @@ activityui-example-copy = Копировать пример
 error-empty-allowlist = Выберите хотя бы одну модель или ни одной, чтобы разрешить все модели ваших групп.
 
 activityui-theme = Цвета
-activityui-theme-system = Как в системе
+activityui-theme-system = Системная
 activityui-theme-light = Светлая
 activityui-theme-dark = Тёмная

@@ -3,7 +3,7 @@
 // page live in the address: each search is a history entry, so back and forward retrace them.
 // A row opens the record's every field, its error text included.
 import { api } from "./api.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { $, badge, cell, clearInvalid, formatInstant, formatMs, formatNumber, priorityName, tOr } from "./widgets.js";
 
@@ -63,6 +63,12 @@ function tokens(record) {
   );
 }
 
+// The row's time on two lines that never break: the day, then the time to the second.
+const dayFormat = new Intl.DateTimeFormat(lang, { dateStyle: "medium" });
+const clockFormat = new Intl.DateTimeFormat(lang, { timeStyle: "medium" });
+const dayOf = (value) => dayFormat.format(new Date(value));
+const clockOf = (value) => clockFormat.format(new Date(value));
+
 function surfaceName(surface) {
   return surface ? tOr(`surface-${surface}`, surface) : t("value-none");
 }
@@ -112,6 +118,12 @@ function openRecord(record) {
 
 $("record-close").addEventListener("click", () => recordDialog.close());
 
+// A cell whose names give way first when the table is short of room (cut with an ellipsis).
+function fluid(td, share) {
+  td.classList.add("fluid", `share-${share}`);
+  return td;
+}
+
 function renderRow(record) {
   const opener = h(
     "button",
@@ -122,7 +134,7 @@ function renderRow(record) {
       "aria-label": t("activityui-open", { time: formatInstant(record.at) }),
       onclick: () => openRecord(record),
     },
-    h("time", { datetime: record.at }, formatInstant(record.at)),
+    h("time", { datetime: record.at }, dayOf(record.at), h("span", { class: "row-sub" }, clockOf(record.at))),
   );
   return h(
     "tr",
@@ -136,16 +148,18 @@ function renderRow(record) {
     },
     cell(t("activity-time"), opener),
     // One child per cell: on a phone a cell is a two-column grid (its label, then its value).
-    cell(
+    fluid(cell(
       t("activity-user"),
       h(
         "span",
         {},
-        h("span", { class: "row-title" }, record.username || t("value-none")),
-        h("span", { class: "row-sub" }, record.token_name ? t("activity-token", { name: record.token_name }) : t("activity-browser")),
+        h("span", { class: "row-title clip", title: record.username }, record.username || t("value-none")),
+        record.token_name
+          ? h("span", { class: "row-sub clip", title: record.token_name }, t("activity-token", { name: record.token_name }))
+          : h("span", { class: "row-sub" }, t("activity-browser")),
       ),
-    ),
-    cell(
+    ), "user"),
+    fluid(cell(
       t("activity-model"),
       h(
         "span",
@@ -153,8 +167,8 @@ function renderRow(record) {
         record.model ? h("code", { class: "clip", title: record.model }, record.model) : t("value-none"),
         record.surface ? h("span", { class: "row-sub" }, surfaceName(record.surface)) : null,
       ),
-    ),
-    cell(t("activity-backend"), record.backend || t("value-none")),
+    ), "model"),
+    fluid(cell(t("activity-backend"), record.backend ? h("span", { class: "clip", title: record.backend }, record.backend) : t("value-none")), "backend"),
     cell(
       t("activity-class"),
       h(
@@ -166,7 +180,7 @@ function renderRow(record) {
     ),
     cell(t("activity-queue-wait"), formatMs(record.queue_ms)),
     cell(t("activityui-first-byte"), formatMs(record.first_byte_ms)),
-    cell(
+    fluid(cell(
       t("activity-outcome"),
       h(
         "span",
@@ -174,7 +188,7 @@ function renderRow(record) {
         badge(outcomeKind(record.outcome), outcomeName(record.outcome)),
         record.error ? h("span", { class: "row-sub clip", title: record.error }, record.error) : null,
       ),
-    ),
+    ), "outcome"),
     cell(t("activity-status"), record.status ? String(record.status) : t("value-none")),
     cell(t("activity-duration"), formatMs(record.duration_ms)),
     cell(t("activity-tokens"), tokens(record)),
