@@ -53,6 +53,10 @@ def test_a_dark_system_preference_gets_dark_pages(
 def test_the_switch_overrides_the_system_and_is_remembered(
     dark_page: Any, carol: Any, sign_in: Any, screenshot: Any
 ) -> None:
+    from tests.browser.test_admin_activity import record
+
+    record(1, outcome="refused", status=404, error="The model 'x' does not exist.")
+    record(2, priority_class="high", input_tokens=12, output_tokens=30)
     sign_in(dark_page, "carol")
     switch = dark_page.get_by_label("Colours")
     switch.select_option("light")
@@ -63,6 +67,11 @@ def test_the_switch_overrides_the_system_and_is_remembered(
 
     dark_page.get_by_label("Colours").select_option("system")
     assert background(dark_page) == DARK_BG
+    expect(dark_page.locator("#activity-body tr")).to_have_count(2)
+    screenshot(dark_page, "admin-activity-dark")
+    dark_page.locator("#activity-body tr").first.locator("button.link-button").click()
+    screenshot(dark_page, "admin-activity-record-dark", widths=((1280, 800),))
+    dark_page.keyboard.press("Escape")
     dark_page.reload()
     assert background(dark_page) == DARK_BG
     expect(dark_page.get_by_label("Colours")).to_have_value("system")
@@ -79,7 +88,9 @@ def test_a_light_system_can_choose_dark(
     UserProfile.objects.update_or_create(user=alice, defaults={"language": language})
     sign_in(page, "alice")
     assert background(page) == LIGHT_BG
-    page.get_by_label(label).select_option(label=dark)
+    switch = page.get_by_label(label)
+    expect(switch.locator("option[value=dark]")).to_have_text(f"☾ {dark}")
+    switch.select_option("dark")
     assert background(page) == DARK_BG
     # The text stays readable: light on dark.
     assert card_text(page) == "rgb(227, 232, 239)"
