@@ -148,7 +148,15 @@ class TokenCreateIn(serializers.Serializer):
         return value
 
     def validate_model_allowlist(self, value: list[str] | None) -> list[str] | None:
-        return None if value is None else sorted(set(value))
+        if value is None:
+            return None
+        # An empty list would be a token that can call nothing: surely not what was meant.
+        if not value:
+            raise serializers.ValidationError(
+                "Name at least one model, or send null for every model your groups allow.",
+                code="empty_allowlist",
+            )
+        return sorted(set(value))
 
 
 class PriorityIn(serializers.Serializer):

@@ -210,29 +210,11 @@ class AdminActivityApi(APIView):
         summary="Activity records, newest first",
     )
     def get(self, request: Request) -> Response:
+        from gateway.activity_search import activity_filtered
         from gateway.models import ActivityRecord
 
         q = topology.validated(ActivityQueryIn, request.query_params)
-        records = ActivityRecord.objects.all()
-        if "user" in q:
-            records = records.filter(username=q["user"])
-        if "token" in q:
-            # A token id, or a token's name.
-            token = q["token"]
-            if token.isascii() and token.isdigit():
-                records = records.filter(token_id=int(token))
-            else:
-                records = records.filter(token_name=token)
-        if "model" in q:
-            records = records.filter(model=q["model"])
-        if "class" in q:
-            records = records.filter(priority_class=q["class"])
-        if "outcome" in q:
-            records = records.filter(outcome=q["outcome"])
-        if "since" in q:
-            records = records.filter(at__gte=q["since"])
-        if "until" in q:
-            records = records.filter(at__lt=q["until"])
+        records = activity_filtered(ActivityRecord.objects.all(), q)
         page, size = q["page"], q["page_size"]
         total = records.count()
         rows = list(records.values("id", *ACTIVITY_FIELDS)[(page - 1) * size : page * size])

@@ -519,9 +519,11 @@ class ClassFilter(FilterField):
 
 
 class ActivityQueryIn(serializers.Serializer):
-    user = TextFilter(required=False, help_text="A username.")
-    token = TextFilter(required=False, help_text="A token id, or a token's name.")
-    model = TextFilter(required=False)
+    user = TextFilter(required=False, help_text="The start of a username (any case).")
+    token = TextFilter(
+        required=False, help_text="A token id, or the start of a token's name (any case)."
+    )
+    model = TextFilter(required=False, help_text="Part of a model name (any case).")
     # "class" is a keyword: the field is added under its name in get_fields.
     outcome = OneOfField(choices=OUTCOMES, required=False)
     since = TimeFilter(required=False, help_text="From this time (ISO 8601), inclusive.")

@@ -162,7 +162,7 @@ function renderBackend(backend) {
     h(
       "header",
       {},
-      h("div", {}, h("h3", { id: `backend-title-${backend.name}` }, backend.name), h("code", { class: "url" }, backend.base_url)),
+      h("div", {}, h("h3", { id: `backend-title-${backend.name}` }, backend.name), h("code", { class: "url", title: backend.base_url }, backend.base_url)),
       h(
         "span",
         { class: "badges" },

@@ -167,6 +167,15 @@ def test_an_administrator_may_create_a_token_above_their_inherited_priority(
             ),
         ),
         (
+            {"name": "x", "model_allowlist": []},
+            envelope(
+                "Name at least one model, or send null for every model your groups allow.",
+                "invalid_request_error",
+                "empty_allowlist",
+                "model_allowlist",
+            ),
+        ),
+        (
             {"name": "x", "expires_at": "2001-01-01T00:00:00Z"},
             envelope(
                 "The expiry must be in the future.",
