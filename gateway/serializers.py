@@ -22,6 +22,7 @@ from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.fields import empty
 
 from aiplane.converters import NAME_PATTERN
+from gateway.admission import SCHEDULERS
 from gateway.base_url import MAX_LENGTH as BASE_URL_LENGTH
 from gateway.base_url import BadBaseUrl, check_base_url
 from gateway.mapping import CLASS_NAMES, MappingError, parse_priority_mode
@@ -651,8 +652,16 @@ class QueueBackendOut(serializers.Serializer):
 
 class QueueWaiterOut(serializers.Serializer):
     id = serializers.IntegerField()
+    line = serializers.CharField(help_text="The id of the line it waits in (see lines).")
+    position = serializers.IntegerField(help_text="1 = the one its line's next free slot goes to.")
     offset = serializers.IntegerField()
+    score = serializers.FloatField(
+        allow_null=True, help_text="The serial scheduler's score now; null for the others."
+    )
     age_secs = serializers.FloatField()
+    waits_for = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends it may be given, warm one first."
+    )
     model = serializers.CharField(allow_blank=True)
     user = serializers.CharField(allow_blank=True)
     token = serializers.CharField(allow_null=True)
@@ -678,9 +687,22 @@ class QueueDepthOut(serializers.Serializer):
     high = serializers.IntegerField()
 
 
+class QueueLineOut(serializers.Serializer):
+    id = serializers.CharField()
+    backends = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends whose slots its waiters share."
+    )
+    models = serializers.ListField(child=serializers.CharField())
+    waiting = serializers.IntegerField()
+
+
 class QueueOut(serializers.Serializer):
     priority_enabled = serializers.BooleanField()
+    scheduler = serializers.ChoiceField(choices=SCHEDULERS)
+    lines = QueueLineOut(
+        many=True, help_text="Waiters that compete for the same backends' slots, one line each."
+    )
     recent = QueueAdmissionOut(many=True)
     backends = QueueBackendOut(many=True)
     depth = QueueDepthOut()
-    waiters = QueueWaiterOut(many=True)
+    waiters = QueueWaiterOut(many=True, help_text="Line by line, each in dispatch order.")
