@@ -282,6 +282,31 @@ class JsonObjectSerializer(serializers.Serializer):
 # ----- backends ----------------------------------------------------------------------------
 
 
+class NameListField(StringListField):
+    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
+
+    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.what, self.code = what, code
+
+    def known(self, names: list[str]) -> set[str]:
+        raise NotImplementedError
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        names = super().to_internal_value(data)
+        # A string that is not a name names nothing; only names are looked up.
+        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
+        return names
+
+
+class PoolNamesField(NameListField):
+    def known(self, names: list[str]) -> set[str]:
+        return set(Pool.objects.filter(name__in=names).values_list("name", flat=True))
+
+
 class BackendIn(JsonObjectSerializer):
     """Create or update by name; fields left out keep their stored value (or the default)."""
 
@@ -296,6 +321,12 @@ class BackendIn(JsonObjectSerializer):
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
     surfaces = SurfacesField(required=False)
+    pools = PoolNamesField(
+        what="pool",
+        code="unknown_pool",
+        required=False,
+        help_text="Replaces the pools it belongs to; in none, its models answer 404.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "base_url" not in attrs and not Backend.objects.filter(name=attrs["name"]).exists():
@@ -352,6 +383,20 @@ class BackendOut(serializers.Serializer):
     inflight = serializers.IntegerField(allow_null=True)
 
 
+class DetectionOut(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="The engine's models list was read.")
+    url = serializers.CharField(help_text="The URL probed for the models list.")
+    reason = serializers.ChoiceField(
+        choices=("unreachable", "status", "not_models"), required=False
+    )
+    error = serializers.CharField(required=False, help_text="The transport's or engine's words.")
+    status = serializers.IntegerField(required=False, allow_null=True)
+
+
+class BackendDetectOut(BackendOut):
+    detection = DetectionOut(help_text="How this detection went.")
+
+
 class BackendListOut(serializers.Serializer):
     backends = BackendOut(many=True)
 
@@ -378,26 +423,6 @@ class FallbackField(StrictField):
         if target is None:
             raise refusal
         return target
-
-
-class NameListField(StringListField):
-    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
-
-    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.what, self.code = what, code
-
-    def known(self, names: list[str]) -> set[str]:
-        raise NotImplementedError
-
-    def to_internal_value(self, data: Any) -> list[str]:
-        names = super().to_internal_value(data)
-        # A string that is not a name names nothing; only names are looked up.
-        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
-        return names
 
 
 class GroupNamesField(NameListField):

@@ -138,6 +138,7 @@ def backend_put(*, fields: dict[str, Any]) -> Backend:
             backend.api_key_encrypted = encrypt(key)
     if "models" in fields:
         fields["served_models"] = fields.pop("models")
+    pools = fields.pop("pools", None)
     if "priority" in fields:
         fields["priority_mode"] = fields.pop("priority")
     elif not backend.priority_mode:
@@ -147,6 +148,8 @@ def backend_put(*, fields: dict[str, Any]) -> Backend:
     if backend.pk is not None and backend.base_url != old_url:
         backend.profile, backend.discovered_models = {}, []  # another server now
     backend.save()
+    if pools is not None:
+        backend.pools.set(Pool.objects.filter(name__in=pools))
     apply_topology()
     return backend
 

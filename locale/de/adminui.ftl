@@ -9,3 +9,13 @@ queue-line-heading = { $backends }: { $count ->
     [one] eine Anfrage wartet
    *[other] { $count } Anfragen warten
 }
+
+backend-no-pool = In keinem Pool: Niemand kann seine Modelle aufrufen (sie antworten mit 404), bis ein Pool dieses Backend enthält.
+backend-saved-no-pool = Backend „{ $name }“ gespeichert, aber es ist in keinem Pool: Seine Modelle antworten mit 404, bis ein Pool es enthält.
+backend-detect-failed = Die Erkennung von { $name } ist fehlgeschlagen: Seine Karte nennt den Grund.
+backend-detect-failed-unreachable = Erkennung fehlgeschlagen: { $url } hat nicht geantwortet ({ $error }).
+backend-detect-failed-status = Erkennung fehlgeschlagen: { $url } hat mit { $status } geantwortet ({ $error }).
+backend-detect-failed-not-models = Erkennung fehlgeschlagen: { $url } hat geantwortet, aber nicht mit einer Liste von Modellen ({ $error }).
+backend-part-pools = Pools
+backend-pools-hint = Die Pools, in denen dieses Backend dient; jeder Pool legt fest, wer seine Modelle aufrufen darf.
+backend-pools-none = Es gibt noch keinen Pool: Legen Sie unter „Pools“ einen an und fügen Sie dieses Backend hinzu.

@@ -9,3 +9,13 @@ queue-line-heading = { $backends }: { $count ->
     [one] one request waits
    *[other] { $count } requests wait
 }
+
+backend-no-pool = In no pool: nobody can call its models (they answer 404) until a pool includes this backend.
+backend-saved-no-pool = Backend “{ $name }” saved, but it is in no pool: its models answer 404 until a pool includes it.
+backend-detect-failed = Detection of { $name } failed: its card says why.
+backend-detect-failed-unreachable = Detection failed: { $url } did not answer ({ $error }).
+backend-detect-failed-status = Detection failed: { $url } answered { $status } ({ $error }).
+backend-detect-failed-not-models = Detection failed: { $url } answered, but not with a list of models ({ $error }).
+backend-part-pools = Pools
+backend-pools-hint = The pools this backend serves in; each pool decides who may call its models.
+backend-pools-none = No pool exists yet: create one under Pools, then add this backend to it.

@@ -9,3 +9,13 @@ queue-line-heading = { $backends } : { $count ->
     [one] une requête attend
    *[other] { $count } requêtes attendent
 }
+
+backend-no-pool = Dans aucun pool : personne ne peut appeler ses modèles (ils répondent 404) tant qu’aucun pool n’inclut ce serveur.
+backend-saved-no-pool = Serveur « { $name } » enregistré, mais il n’est dans aucun pool : ses modèles répondent 404 tant qu’aucun pool ne l’inclut.
+backend-detect-failed = La détection de { $name } a échoué : sa carte indique pourquoi.
+backend-detect-failed-unreachable = Échec de la détection : { $url } n’a pas répondu ({ $error }).
+backend-detect-failed-status = Échec de la détection : { $url } a répondu { $status } ({ $error }).
+backend-detect-failed-not-models = Échec de la détection : { $url } a répondu, mais pas par une liste de modèles ({ $error }).
+backend-part-pools = Pools
+backend-pools-hint = Les pools dans lesquels ce serveur sert ; chaque pool décide qui peut appeler ses modèles.
+backend-pools-none = Aucun pool n’existe encore : créez-en un sous Pools, puis ajoutez-y ce serveur.

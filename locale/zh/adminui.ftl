@@ -6,3 +6,13 @@ queue-position-value = 第 { $position } 位
 queue-score = 分数
 queue-waits-for = 等待后端
 queue-line-heading = { $backends }：{ $count } 个请求正在等待
+
+backend-no-pool = 不在任何池中：在有池包含此后端之前，没人能调用它的模型（返回 404）。
+backend-saved-no-pool = 后端“{ $name }”已保存，但它不在任何池中：在有池包含它之前，它的模型返回 404。
+backend-detect-failed = { $name } 的探测失败：原因见其卡片。
+backend-detect-failed-unreachable = 探测失败：{ $url } 没有应答（{ $error }）。
+backend-detect-failed-status = 探测失败：{ $url } 返回了 { $status }（{ $error }）。
+backend-detect-failed-not-models = 探测失败：{ $url } 有应答，但不是模型列表（{ $error }）。
+backend-part-pools = 池
+backend-pools-hint = 此后端所服务的池；每个池决定谁可以调用它的模型。
+backend-pools-none = 还没有任何池：请先在“池”下创建一个，再把此后端加入其中。

@@ -148,6 +148,20 @@ watchQueue(
 
 // --- the backend list ----------------------------------------------------------------------
 
+// The last failed "Detect now" per backend, shown in its card until a detection succeeds.
+const detectFailures = new Map();
+
+// "GET http://…/v1/models: ConnectError: …" in words: what was probed and what went wrong.
+function detectionFailureText(detection) {
+  const args = { url: detection.url, error: detection.error || "", status: detection.status ?? 0 };
+  return t(`backend-detect-failed-${detection.reason || "unreachable"}`.replaceAll("_", "-"), args);
+}
+
+function noteDetection(updated) {
+  if (!updated.detection || updated.detection.ok) detectFailures.delete(updated.name);
+  else detectFailures.set(updated.name, updated.detection);
+}
+
 function renderBackend(backend) {
   const forwarding = explainForwarding(backend.priority, backend.profile);
   const models = backend.models.length
@@ -192,6 +206,8 @@ function renderBackend(backend) {
       ]),
     ),
     h("p", { class: `status ${forwarding.forwarded ? "ok" : "info"} forwarding` }, forwarding.text),
+    backend.pools.length ? null : h("p", { class: "status warn no-pool" }, t("backend-no-pool")),
+    detectFailures.has(backend.name) ? h("p", { class: "alert detect-failure" }, detectionFailureText(detectFailures.get(backend.name))) : null,
     h(
       "div",
       { class: "actions", role: "group", "aria-label": t("backend-actions", { name: backend.name }) },
@@ -252,9 +268,15 @@ async function detect(backend, button) {
   showStatus(pageStatus, t("backend-detecting", { name: backend.name }));
   try {
     const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(backend.name)}/detect`);
+    noteDetection(updated);
     replaceBackend(updated);
     render();
-    showStatus(pageStatus, t("backend-detected", { name: backend.name }));
+    if (updated.detection && !updated.detection.ok) {
+      clearMessage(pageStatus);
+      showError(pageAlert, t("backend-detect-failed", { name: backend.name }));
+    } else {
+      showStatus(pageStatus, t("backend-detected", { name: backend.name }));
+    }
     list.querySelector(`[data-backend="${CSS.escape(backend.name)}"] button`)?.focus();
   } catch (error) {
     clearMessage(pageStatus);
@@ -399,6 +421,10 @@ function openBackendEditor(backend) {
   $("mapping-field").value = mapping.field ?? "";
   for (const level of ["low", "medium", "high"]) $(`mapping-${level}`).value = mapping[level] ?? "";
   $("editor-detect-status").textContent = "";
+  const poolNames = pools.map((pool) => pool.name);
+  fillCheckList($("backend-pools"), "backend-pool", poolNames, backend ? backend.pools : []);
+  $("backend-pools-none").hidden = poolNames.length > 0;
+  updatePoolWarning();
   fillSurfaces(backend);
   fillKeyState(backend);
   fillDetection(backend);
@@ -407,7 +433,13 @@ function openBackendEditor(backend) {
   (backend ? $("backend-url") : $("backend-name")).focus();
 }
 
+// In no pool, a backend serves nobody: its models answer 404. Say so while the box is unticked.
+function updatePoolWarning() {
+  $("backend-pool-warning").hidden = checkedValues($("backend-pools")).length > 0;
+}
+
 backendForm.addEventListener("change", (event) => {
+  if (event.target.closest("#backend-pools")) updatePoolWarning();
   if (event.target.name === "priority-mode" || event.target.closest("#mapping-part")) updateModeView();
 });
 backendForm.addEventListener("input", (event) => {
@@ -431,11 +463,17 @@ $("editor-detect").addEventListener("click", async () => {
   status.textContent = t("backend-detecting", { name: editingBackend.name });
   try {
     const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(editingBackend.name)}/detect`);
+    noteDetection(updated);
     replaceBackend(updated);
     editingBackend = updated;
     fillDetection(updated);
     updateModeView();
-    status.textContent = t("backend-detected", { name: updated.name });
+    if (updated.detection && !updated.detection.ok) {
+      status.textContent = "";
+      showError(backendAlert, detectionFailureText(updated.detection));
+    } else {
+      status.textContent = t("backend-detected", { name: updated.name });
+    }
   } catch (error) {
     status.textContent = "";
     showError(backendAlert, error.message);
@@ -463,6 +501,7 @@ const BACKEND_CONTROLS = {
   health_path: "backend-health",
   models: "backend-models",
   aliases: "backend-aliases",
+  pools: "backend-pool-0",
   priority: "mode-auto",
   "priority.mode": "mode-auto",
   "priority.mapping": "mapping-field",
@@ -516,6 +555,7 @@ backendForm.addEventListener("submit", async (event) => {
     aliases,
     priority: priorityFromEditor(),
     surfaces: surfacesFromEditor(),
+    pools: checkedValues($("backend-pools")),
   };
   const save = $("backend-save");
   save.disabled = true;
@@ -524,7 +564,12 @@ backendForm.addEventListener("submit", async (event) => {
     replaceBackend(saved);
     await load();
     closeEditors(saved.name, "backend");
-    showStatus(pageStatus, t("backend-saved", { name: saved.name }));
+    if (saved.pools.length) {
+      showStatus(pageStatus, t("backend-saved", { name: saved.name }));
+    } else {
+      // Saved, but serving nobody: a warning, not a success.
+      showError(pageAlert, t("backend-saved-no-pool", { name: saved.name }));
+    }
   } catch (error) {
     backendError(describeError(error, backendLabels()), error.param);
   } finally {
