@@ -164,7 +164,10 @@ class AdminPoolsApi(APIView):
         from accounts.models import GatewayGroup
 
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        pool = topology.pool_save(data=request.data, known_groups=known)
+        try:
+            pool = topology.pool_save(data=request.data, known_groups=known)
+        except topology.TopologyError as err:
+            _raise(err)
         return Response(PoolOut(topology.pool_out(pool)).data)
 
 

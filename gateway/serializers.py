@@ -441,8 +441,15 @@ class PoolIn(JsonObjectSerializer):
     name = NameField()
     kind = OneOfField(choices=KINDS, required=False)
     strategy = OneOfField(choices=STRATEGIES, required=False)
+    everyone = BoolField(
+        required=False,
+        help_text="true: any caller may use it; false: only allowed_groups (none: nobody).",
+    )
     allowed_groups = GroupNamesField(
-        what="group", code="unknown_group", required=False, help_text="Empty: everyone."
+        what="group",
+        code="unknown_group",
+        required=False,
+        help_text="Who may use it unless everyone is true.",
     )
     fallback = FallbackField(required=False, help_text="Another pool, or null for none.")
     backends = BackendNamesField(
@@ -454,6 +461,7 @@ class PoolOut(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     strategy = serializers.ChoiceField(choices=STRATEGIES)
+    everyone = serializers.BooleanField()
     allowed_groups = serializers.ListField(child=serializers.CharField())
     fallback = serializers.CharField(allow_null=True)
     backends = serializers.ListField(child=serializers.CharField())

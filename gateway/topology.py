@@ -76,6 +76,7 @@ def load_topology() -> Topology:
             kind=p.kind,
             strategy=p.strategy,
             allowed_groups=frozenset(p.allowed_groups or []),
+            everyone=p.everyone,
             fallback=p.fallback.name if p.fallback else None,
             backends=[b.name for b in p.backends.all()],
         )
@@ -176,6 +177,7 @@ def pool_put(*, fields: dict[str, Any]) -> Pool:
     fields = dict(fields)
     name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
+    _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
         setattr(pool, attr, value)
@@ -185,6 +187,32 @@ def pool_put(*, fields: dict[str, Any]) -> Pool:
         pool.backends.set([found[n] for n in names])
     apply_topology()
     return pool
+
+
+def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
+    """Who may use the pool after this write; opening it to everyone is never a side effect.
+
+    A new pool named with no groups and no word on `everyone` is for everyone (what creating
+    an open pool always meant). Emptying an existing pool's groups must say `everyone`: true
+    opens it, false closes it to everyone; left unsaid it is refused, as it would widen access.
+    `everyone: true` clears the group list, which would mean nothing beside it.
+    """
+    groups = fields.get("allowed_groups")
+    everyone = fields.get("everyone")
+    if pool.pk is None:
+        if everyone is None:
+            fields["everyone"] = not groups
+    elif everyone is None and groups == [] and not pool.everyone and pool.allowed_groups:
+        raise TopologyError(
+            f"Removing every group from the pool '{pool.name}' would open it to everyone: "
+            "send everyone: true to allow that, or everyone: false to close it.",
+            code="access_widening",
+            param="everyone",
+        )
+    elif everyone is None and groups:
+        fields["everyone"] = False  # naming groups narrows an open pool to them
+    if fields.get("everyone"):
+        fields["allowed_groups"] = []
 
 
 @transaction.atomic
@@ -236,6 +264,7 @@ def pool_out(p: Pool) -> dict[str, Any]:
         "name": p.name,
         "kind": p.kind,
         "strategy": p.strategy,
+        "everyone": p.everyone,
         "allowed_groups": list(p.allowed_groups or []),
         "fallback": p.fallback.name if p.fallback else None,
         "backends": [b.name for b in p.backends.all()],

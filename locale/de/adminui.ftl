@@ -19,3 +19,12 @@ backend-detect-failed-not-models = Erkennung fehlgeschlagen: { $url } hat geantw
 backend-part-pools = Pools
 backend-pools-hint = Die Pools, in denen dieses Backend dient; jeder Pool legt fest, wer seine Modelle aufrufen darf.
 backend-pools-none = Es gibt noch keinen Pool: Legen Sie unter „Pools“ einen an und fügen Sie dieses Backend hinzu.
+
+pool-access = Wer ihn nutzen darf
+pool-access-everyone = Alle
+pool-access-everyone-hint = Jede Person und jedes Token, unabhängig von ihren Gruppen.
+pool-access-groups = Nur Mitglieder dieser Gruppen
+pool-access-nobody = Keine Gruppe angekreuzt: Niemand darf diesen Pool nutzen.
+pool-groups-nobody = Niemand
+pool-widen-confirm = Den Pool „{ $name }“ für alle öffnen? Jede Person und jedes Token kann dann seine Modelle nutzen, nicht nur die jetzt zugelassenen Gruppen.
+pool-widen-action = Für alle öffnen

@@ -19,3 +19,12 @@ backend-detect-failed-not-models = Detection failed: { $url } answered, but not 
 backend-part-pools = Pools
 backend-pools-hint = The pools this backend serves in; each pool decides who may call its models.
 backend-pools-none = No pool exists yet: create one under Pools, then add this backend to it.
+
+pool-access = Who may use it
+pool-access-everyone = Everyone
+pool-access-everyone-hint = Every person and every token, whatever their groups.
+pool-access-groups = Only members of these groups
+pool-access-nobody = No group checked: nobody may use this pool.
+pool-groups-nobody = Nobody
+pool-widen-confirm = Open the pool “{ $name }” to everyone? Every person and token will be able to use its models, not only the groups allowed now.
+pool-widen-action = Open to everyone

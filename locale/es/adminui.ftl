@@ -19,3 +19,12 @@ backend-detect-failed-not-models = La detección ha fallado: { $url } ha respond
 backend-part-pools = Pools
 backend-pools-hint = Los pools en los que sirve este servidor; cada pool decide quién puede llamar a sus modelos.
 backend-pools-none = Todavía no existe ningún pool: cree uno en Pools y añada este servidor.
+
+pool-access = Quién puede usarlo
+pool-access-everyone = Todos
+pool-access-everyone-hint = Cada persona y cada token, sean cuales sean sus grupos.
+pool-access-groups = Solo los miembros de estos grupos
+pool-access-nobody = Ningún grupo marcado: nadie puede usar este pool.
+pool-groups-nobody = Nadie
+pool-widen-confirm = ¿Abrir el pool «{ $name }» a todos? Cada persona y cada token podrá usar sus modelos, no solo los grupos permitidos ahora.
+pool-widen-action = Abrir a todos

@@ -19,3 +19,12 @@ backend-detect-failed-not-models = Échec de la détection : { $url } a répondu
 backend-part-pools = Pools
 backend-pools-hint = Les pools dans lesquels ce serveur sert ; chaque pool décide qui peut appeler ses modèles.
 backend-pools-none = Aucun pool n’existe encore : créez-en un sous Pools, puis ajoutez-y ce serveur.
+
+pool-access = Qui peut l’utiliser
+pool-access-everyone = Tout le monde
+pool-access-everyone-hint = Chaque personne et chaque jeton, quels que soient leurs groupes.
+pool-access-groups = Seulement les membres de ces groupes
+pool-access-nobody = Aucun groupe coché : personne ne peut utiliser ce pool.
+pool-groups-nobody = Personne
+pool-widen-confirm = Ouvrir le pool « { $name } » à tout le monde ? Chaque personne et chaque jeton pourra utiliser ses modèles, pas seulement les groupes autorisés aujourd’hui.
+pool-widen-action = Ouvrir à tout le monde

@@ -16,3 +16,12 @@ backend-detect-failed-not-models = 探测失败：{ $url } 有应答，但不是
 backend-part-pools = 池
 backend-pools-hint = 此后端所服务的池；每个池决定谁可以调用它的模型。
 backend-pools-none = 还没有任何池：请先在“池”下创建一个，再把此后端加入其中。
+
+pool-access = 谁可以使用
+pool-access-everyone = 所有人
+pool-access-everyone-hint = 每个人和每个令牌，无论属于哪些组。
+pool-access-groups = 仅这些组的成员
+pool-access-nobody = 未勾选任何组：没有人可以使用此池。
+pool-groups-nobody = 无人
+pool-widen-confirm = 要将池“{ $name }”开放给所有人吗？每个人和每个令牌都将能使用它的模型，而不仅是现在允许的组。
+pool-widen-action = 开放给所有人

@@ -225,7 +225,7 @@ function renderPool(pool) {
     h("th", { scope: "row", "data-label": t("pool-name") }, h("span", { class: "row-title" }, pool.name)),
     cell(t("pool-kind"), kindName(pool.kind)),
     cell(t("pool-strategy"), strategyName(pool.strategy)),
-    cell(t("pool-groups"), pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-everyone")),
+    cell(t("pool-groups"), pool.everyone ? t("pool-groups-everyone") : pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-nobody")),
     cell(t("pool-fallback"), pool.fallback || t("value-none")),
     cell(t("pool-backends"), pool.backends.length ? pool.backends.join(", ") : t("value-none")),
     actionsCell(t("pool-actions", { name: pool.name }), { onEdit: () => openPoolEditor(pool), onDelete: () => removePool(pool) }),
@@ -609,10 +609,20 @@ function openPoolEditor(pool) {
   fillCheckList($("pool-backends"), "pool-backend", backendNames, pool ? pool.backends : []);
   $("pool-backends-none").hidden = backendNames.length > 0;
   fillCheckList($("pool-groups"), "pool-group", groupNames, pool ? pool.allowed_groups : []);
+  $(pool && !pool.everyone ? "pool-access-groups" : "pool-access-everyone").checked = true;
+  updateAccessView();
   showEditor("pool");
   (pool ? $("pool-kind") : $("pool-name")).focus();
 }
 
+// Everyone, or only the checked groups (none checked: nobody, said in a warning).
+function updateAccessView() {
+  const everyone = $("pool-access-everyone").checked;
+  for (const box of $("pool-groups").querySelectorAll("input")) box.disabled = everyone;
+  $("pool-nobody").hidden = everyone || checkedValues($("pool-groups")).length > 0;
+}
+
+$("pool-access").addEventListener("change", updateAccessView);
 $("pool-strategy").addEventListener("change", updateStrategyHint);
 $("pool-new").addEventListener("click", () => openPoolEditor(null));
 $("pool-cancel").addEventListener("click", () => closeEditors(editingPool ? editingPool.name : null, "pool"));
@@ -624,6 +634,7 @@ const POOL_CONTROLS = {
   fallback: "pool-fallback",
   backends: "pool-backend-0",
   allowed_groups: "pool-group-0",
+  everyone: "pool-access-everyone",
 };
 
 poolForm.addEventListener("submit", async (event) => {
@@ -642,8 +653,13 @@ poolForm.addEventListener("submit", async (event) => {
     strategy: $("pool-strategy").value,
     fallback: $("pool-fallback").value || null,
     backends: checkedValues($("pool-backends")),
-    allowed_groups: checkedValues($("pool-groups")),
+    everyone: $("pool-access-everyone").checked,
+    allowed_groups: $("pool-access-everyone").checked ? [] : checkedValues($("pool-groups")),
   };
+  // Opening a pool that was for some groups to everyone widens access: ask first.
+  if (editingPool && !editingPool.everyone && payload.everyone) {
+    if (!(await confirmAction(t("pool-widen-confirm", { name }), t("pool-widen-action")))) return;
+  }
   const save = $("pool-save");
   save.disabled = true;
   try {
@@ -653,7 +669,7 @@ poolForm.addEventListener("submit", async (event) => {
     showStatus(pageStatus, t("pool-saved", { name }));
   } catch (error) {
     markInvalid($(POOL_CONTROLS[error.param]), "pool-alert");
-    const labels = { name: t("pool-name"), kind: t("pool-kind"), strategy: t("pool-strategy"), fallback: t("pool-fallback"), backends: t("pool-backends"), allowed_groups: t("pool-groups") };
+    const labels = { name: t("pool-name"), kind: t("pool-kind"), strategy: t("pool-strategy"), fallback: t("pool-fallback"), backends: t("pool-backends"), allowed_groups: t("pool-groups"), everyone: t("pool-access") };
     showError(poolAlert, describeError(error, labels));
   } finally {
     save.disabled = false;

@@ -334,3 +334,51 @@ def test_a_backend_in_no_pool_is_warned_about_and_the_editor_adds_it_to_a_pool(
     expect(warning).to_have_count(0)
     assert [p.name for p in Backend.objects.get(name="gpu-1").pools.all()] == ["chat"]
     expect(page.locator("#pools-body tr[data-pool='chat']")).to_contain_text("gpu-1")
+
+
+@pytest.mark.parametrize(
+    ("language", "everyone", "confirm", "open_to_all", "nobody"),
+    [
+        ("en", "Everyone", "Open the pool “team” to everyone?", "Open to everyone",
+         "No group checked: nobody may use this pool."),
+        ("de", "Alle", "Den Pool „team“ für alle öffnen?", "Für alle öffnen",
+         "Keine Gruppe angekreuzt: Niemand darf diesen Pool nutzen."),
+    ],
+)  # fmt: skip
+def test_opening_a_pool_to_everyone_is_an_explicit_choice_that_is_confirmed_first(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any,
+    language: str, everyone: str, confirm: str, open_to_all: str, nobody: str,
+) -> None:  # fmt: skip
+    from accounts.models import UserProfile
+    from tests.factories import make_group
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
+    make_group("research")
+    topology.pool_save(
+        data={"name": "team", "allowed_groups": ["research"]}, known_groups={"research"}
+    )
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    page.locator("#pools-body tr[data-pool='team'] .row-actions button").nth(0).click()
+    form = page.locator("#pool-editor")
+    expect(form.locator("#pool-access-groups")).to_be_checked()
+
+    # Unchecking the last group says the pool is then for nobody (it is not opened).
+    form.locator("#pool-groups").get_by_label("research").uncheck()
+    expect(form.locator("#pool-nobody")).to_have_text(nobody)
+    form.get_by_label(everyone, exact=True).check()
+    expect(form.locator("#pool-nobody")).to_be_hidden()
+    form.locator("#pool-save").click()
+    dialog = page.locator("#confirm-dialog")
+    expect(dialog).to_contain_text(confirm)
+    screenshot(page, f"admin-pools-widen-{language}", widths=((1280, 800),))
+    dialog.locator("#confirm-cancel").click()
+    pool = Pool.objects.get(name="team")
+    assert (pool.everyone, pool.allowed_groups) == (False, ["research"])  # cancelled: unchanged
+
+    form.locator("#pool-save").click()
+    dialog.get_by_role("button", name=open_to_all).click()
+    expect(form).to_be_hidden()
+    pool.refresh_from_db()
+    assert (pool.everyone, pool.allowed_groups) == (True, [])
+    expect(page.locator("#pools-body tr[data-pool='team']")).to_contain_text(everyone)
