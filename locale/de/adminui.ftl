@@ -28,3 +28,5 @@ pool-access-nobody = Keine Gruppe angekreuzt: Niemand darf diesen Pool nutzen.
 pool-groups-nobody = Niemand
 pool-widen-confirm = Den Pool „{ $name }“ für alle öffnen? Jede Person und jedes Token kann dann seine Modelle nutzen, nicht nur die jetzt zugelassenen Gruppen.
 pool-widen-action = Für alle öffnen
+
+error-access-widening = Alle Gruppen zu entfernen würde den Pool für alle öffnen: Wählen Sie „Alle“, um das zu erlauben.

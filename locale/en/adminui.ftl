@@ -28,3 +28,5 @@ pool-access-nobody = No group checked: nobody may use this pool.
 pool-groups-nobody = Nobody
 pool-widen-confirm = Open the pool “{ $name }” to everyone? Every person and token will be able to use its models, not only the groups allowed now.
 pool-widen-action = Open to everyone
+
+error-access-widening = Removing every group would open the pool to everyone: choose “Everyone” to allow that.

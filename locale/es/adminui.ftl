@@ -28,3 +28,5 @@ pool-access-nobody = Ningún grupo marcado: nadie puede usar este pool.
 pool-groups-nobody = Nadie
 pool-widen-confirm = ¿Abrir el pool «{ $name }» a todos? Cada persona y cada token podrá usar sus modelos, no solo los grupos permitidos ahora.
 pool-widen-action = Abrir a todos
+
+error-access-widening = Quitar todos los grupos abriría el pool a todos: elija «Todos» para permitirlo.

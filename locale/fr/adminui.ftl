@@ -28,3 +28,5 @@ pool-access-nobody = Aucun groupe coché : personne ne peut utiliser ce pool.
 pool-groups-nobody = Personne
 pool-widen-confirm = Ouvrir le pool « { $name } » à tout le monde ? Chaque personne et chaque jeton pourra utiliser ses modèles, pas seulement les groupes autorisés aujourd’hui.
 pool-widen-action = Ouvrir à tout le monde
+
+error-access-widening = Retirer tous les groupes ouvrirait le pool à tout le monde : choisissez « Tout le monde » pour l’autoriser.

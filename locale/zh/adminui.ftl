@@ -25,3 +25,5 @@ pool-access-nobody = 未勾选任何组：没有人可以使用此池。
 pool-groups-nobody = 无人
 pool-widen-confirm = 要将池“{ $name }”开放给所有人吗？每个人和每个令牌都将能使用它的模型，而不仅是现在允许的组。
 pool-widen-action = 开放给所有人
+
+error-access-widening = 移除所有组会将此池开放给所有人：如要允许，请选择“所有人”。
