@@ -31,6 +31,7 @@ from accounts.serializers import (
     LoginIn,
     MeIn,
     MeOut,
+    PasswordChangeIn,
     PriorityIn,
     SettingListOut,
     TokenCreateIn,
@@ -157,6 +158,23 @@ class MeApi(APIView):
         data = _valid(MeIn, request)
         services.profile_update(user=request.user, language=data["language"])
         return Response(_me(request))
+
+
+class MePasswordApi(APIView):
+    @extend_schema(
+        tags=["profile"],
+        summary="Change my own password (the current one is needed)",
+        request=PasswordChangeIn,
+        responses={204: None, **_errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(PasswordChangeIn, request)
+        user = services.password_change(
+            user=request.user, current=data["current_password"], new=data["new_password"]
+        )
+        # Other sessions of this person end; this one stays signed in.
+        update_session_auth_hash(request._request, user)
+        return Response(status=204)
 
 
 # --- personal tokens ----------------------------------------------------------------------

@@ -69,6 +69,11 @@ class MeOut(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES)
 
 
+class PasswordChangeIn(serializers.Serializer):
+    current_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
 class MeIn(serializers.Serializer):
     language = serializers.CharField()
 
@@ -205,9 +210,23 @@ class UserOut(serializers.Serializer):
     def get_is_admin(self, user: Any) -> bool:
         return bool(self.context["resolved"][user.pk].is_admin)
 
+    priority = serializers.SerializerMethodField()
+    max_priority = serializers.SerializerMethodField()
+
     @extend_schema_field({"type": "array", "items": {"type": "string"}})
     def get_groups(self, user: Any) -> list[str]:
+        """Every group the person is in, the default groups (everyone's) included."""
         return sorted(self.context["resolved"][user.pk].groups)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_priority(self, user: Any) -> str:
+        """The class their requests get unless a token says otherwise (highest group's)."""
+        return str(self.context["resolved"][user.pk].inherited.label)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_max_priority(self, user: Any) -> str:
+        """The highest class they may choose for their own tokens."""
+        return str(self.context["resolved"][user.pk].max_priority.label)
 
 
 class UserListOut(serializers.Serializer):
@@ -221,6 +240,11 @@ class UserCreateIn(serializers.Serializer):
         required=False, allow_null=True, default=None, trim_whitespace=False, max_length=4096
     )
     is_active = serializers.BooleanField(required=False, default=True)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Group names to make the person a member of (default groups need no entry).",
+    )
 
 
 class UserUpdateIn(serializers.Serializer):
@@ -228,6 +252,11 @@ class UserUpdateIn(serializers.Serializer):
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)
     is_active = serializers.BooleanField(required=False)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Replaces the person's memberships (default groups aside). Omit to keep them.",
+    )
 
 
 class OwnerOut(serializers.Serializer):

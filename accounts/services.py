@@ -166,12 +166,48 @@ def group_delete(*, group: GatewayGroup) -> None:
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
-def _set_password(user: User, password: str) -> None:
+def _set_password(user: User, password: str, *, param: str = "password") -> None:
+    """Set a password the validators accept; a refusal names every reason with its code."""
     try:
         validate_password(password, user)
     except DjangoValidationError as exc:
-        raise ApiError(400, "invalid_password", " ".join(exc.messages), param="password") from exc
+        raise ApiError(
+            400,
+            "invalid_password",
+            " ".join(exc.messages),
+            param=param,
+            reasons=password_reasons(exc),
+        ) from exc
     user.set_password(password)
+
+
+def password_reasons(exc: DjangoValidationError) -> list[dict[str, Any]]:
+    """Each validator's refusal: Django's code (password_too_short, ...), words and params.
+
+    Params are kept only when JSON can carry them (min_length; the similar attribute's name).
+    """
+    reasons = []
+    for error in exc.error_list:
+        params = {
+            key: value
+            for key, value in (error.params or {}).items()
+            if isinstance(value, str | int | float)
+        }
+        message = error.message % error.params if error.params else error.message
+        reasons.append({"code": error.code or "invalid", "message": str(message), "params": params})
+    return reasons
+
+
+@transaction.atomic
+def password_change(*, user: User, current: str, new: str) -> User:
+    """A person's own change: the current password first, then the validators, as for anyone."""
+    if not user.check_password(current):
+        raise ApiError(
+            400, "wrong_password", "The current password is wrong.", param="current_password"
+        )
+    _set_password(user, new, param="new_password")
+    user.save(update_fields=["password"])
+    return user
 
 
 def _check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
@@ -184,17 +220,34 @@ def _check_username_free(username: str, *, exclude_pk: int | None = None) -> Non
 
 @transaction.atomic
 def user_create(
-    *, username: str, email: str = "", password: str | None = None, is_active: bool = True
+    *,
+    username: str,
+    email: str = "",
+    password: str | None = None,
+    is_active: bool = True,
+    groups: Sequence[str] | None = None,
 ) -> User:
     """A local account; without a password it cannot sign in until one is set."""
     _check_username_free(username)
+    chosen = _groups_named(groups or [])
     user = User(username=username, email=email, is_active=is_active)
     if password is None:
         user.set_unusable_password()
     else:
         _set_password(user, password)
     user.save()
+    user.gateway_groups.add(*chosen)
     return user
+
+
+def _groups_named(names: Sequence[str]) -> list[GatewayGroup]:
+    """The groups by name, in the order given; an unknown name is refused before any write."""
+    wanted = list(dict.fromkeys(names))
+    found = {g.name: g for g in GatewayGroup.objects.filter(name__in=wanted)}
+    unknown = [name for name in wanted if name not in found]
+    if unknown:
+        raise ApiError(400, "unknown_group", f"No group named '{unknown[0]}'.", param="groups")
+    return [found[name] for name in wanted]
 
 
 @transaction.atomic
@@ -205,8 +258,10 @@ def user_update(
     email: str | None = None,
     is_active: bool | None = None,
     password: str | None = None,
+    groups: Sequence[str] | None = None,
 ) -> User:
     had_admin = _administrator_exists()
+    chosen = None if groups is None else _groups_named(groups)
     if username is not None:
         _check_username_free(username, exclude_pk=user.pk)
         user.username = username
@@ -217,6 +272,10 @@ def user_update(
     if password is not None:
         _set_password(user, password)
     user.save()
+    if chosen is not None:
+        # Default groups count for everyone whatever the membership table says: leave them be.
+        kept = list(user.gateway_groups.filter(is_default=True))
+        user.gateway_groups.set([*kept, *chosen])
     _refuse_losing_the_last_administrator(had_one=had_admin)
     return user
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("session/login", api.SessionLoginApi.as_view(), name="session-login"),
     path("session/logout", api.SessionLogoutApi.as_view(), name="session-logout"),
     path("me", api.MeApi.as_view(), name="me"),
+    path("me/password", api.MePasswordApi.as_view(), name="me-password"),
     path("tokens", api.TokenListApi.as_view(), name="tokens"),
     path("tokens/details", api.TokenDetailsApi.as_view(), name="token-details"),
     path("tokens/<int:token_id>", api.TokenItemApi.as_view(), name="token"),

@@ -30,3 +30,25 @@ pool-widen-confirm = Den Pool „{ $name }“ für alle öffnen? Jede Person und
 pool-widen-action = Für alle öffnen
 
 error-access-widening = Alle Gruppen zu entfernen würde den Pool für alle öffnen: Wählen Sie „Alle“, um das zu erlauben.
+
+account-title = Konto
+account-intro = Angemeldet als { $username }. Hier ändern Sie Ihr Passwort.
+account-link = Ihr Konto: Passwort ändern
+account-password = Passwort ändern
+account-current-password = Aktuelles Passwort
+account-new-password = Neues Passwort
+account-new-password-hint = Andere Browser, in denen Sie angemeldet sind, werden abgemeldet; dieser bleibt angemeldet.
+account-confirm-password = Neues Passwort wiederholen
+account-password-save = Passwort ändern
+account-password-changed = Ihr Passwort wurde geändert.
+account-password-mismatch = Die beiden neuen Passwörter stimmen nicht überein.
+password-refused = Das Passwort wird nicht akzeptiert:
+password-reason-password-too-short = Es ist zu kurz: Verwenden Sie mindestens { $min_length } Zeichen.
+password-reason-password-too-similar = Es ähnelt zu sehr dem Benutzernamen oder der E-Mail-Adresse.
+password-reason-password-too-common = Es ist zu verbreitet: Es steht in Listen häufig benutzter Passwörter.
+password-reason-password-entirely-numeric = Es besteht nur aus Ziffern.
+error-wrong-password = Das aktuelle Passwort ist falsch.
+user-priority = Priorität
+user-max-priority = Tokens bis { $priority }
+user-groups-hint = Die Gruppen, in denen diese Person Mitglied ist; Standardgruppen umfassen ohnehin alle.
+user-groups-none = Es gibt noch keine Gruppen zur Auswahl (Standardgruppen umfassen alle).

@@ -30,3 +30,25 @@ pool-widen-confirm = Open the pool “{ $name }” to everyone? Every person and
 pool-widen-action = Open to everyone
 
 error-access-widening = Removing every group would open the pool to everyone: choose “Everyone” to allow that.
+
+account-title = Account
+account-intro = Signed in as { $username }. Change your password here.
+account-link = Your account: change your password
+account-password = Change password
+account-current-password = Current password
+account-new-password = New password
+account-new-password-hint = Other browsers signed in as you are signed out; this one stays signed in.
+account-confirm-password = New password again
+account-password-save = Change password
+account-password-changed = Your password has been changed.
+account-password-mismatch = The two new passwords differ.
+password-refused = The password is not accepted:
+password-reason-password-too-short = It is too short: use at least { $min_length } characters.
+password-reason-password-too-similar = It is too similar to the username or email address.
+password-reason-password-too-common = It is too common: it appears in lists of often-used passwords.
+password-reason-password-entirely-numeric = It consists of digits only.
+error-wrong-password = The current password is wrong.
+user-priority = Priority
+user-max-priority = tokens up to { $priority }
+user-groups-hint = The groups this person is a member of; default groups include everyone anyway.
+user-groups-none = There are no groups to choose yet (default groups include everyone).

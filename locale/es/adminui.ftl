@@ -30,3 +30,25 @@ pool-widen-confirm = ¿Abrir el pool «{ $name }» a todos? Cada persona y cada 
 pool-widen-action = Abrir a todos
 
 error-access-widening = Quitar todos los grupos abriría el pool a todos: elija «Todos» para permitirlo.
+
+account-title = Cuenta
+account-intro = Ha iniciado sesión como { $username }. Cambie aquí su contraseña.
+account-link = Su cuenta: cambiar la contraseña
+account-password = Cambiar la contraseña
+account-current-password = Contraseña actual
+account-new-password = Contraseña nueva
+account-new-password-hint = Los demás navegadores con su sesión iniciada la cierran; este la mantiene.
+account-confirm-password = Repita la contraseña nueva
+account-password-save = Cambiar la contraseña
+account-password-changed = Su contraseña se ha cambiado.
+account-password-mismatch = Las dos contraseñas nuevas no coinciden.
+password-refused = La contraseña no se acepta:
+password-reason-password-too-short = Es demasiado corta: use al menos { $min_length } caracteres.
+password-reason-password-too-similar = Se parece demasiado al nombre de usuario o a la dirección de correo.
+password-reason-password-too-common = Es demasiado común: figura en listas de contraseñas muy usadas.
+password-reason-password-entirely-numeric = Solo contiene dígitos.
+error-wrong-password = La contraseña actual no es correcta.
+user-priority = Prioridad
+user-max-priority = tokens hasta { $priority }
+user-groups-hint = Los grupos de los que esta persona es miembro; los grupos predeterminados ya incluyen a todos.
+user-groups-none = Todavía no hay grupos que elegir (los grupos predeterminados incluyen a todos).

@@ -30,3 +30,25 @@ pool-widen-confirm = Ouvrir le pool « { $name } » à tout le monde ? Chaque pe
 pool-widen-action = Ouvrir à tout le monde
 
 error-access-widening = Retirer tous les groupes ouvrirait le pool à tout le monde : choisissez « Tout le monde » pour l’autoriser.
+
+account-title = Compte
+account-intro = Connecté en tant que { $username }. Changez votre mot de passe ici.
+account-link = Votre compte : changer le mot de passe
+account-password = Changer le mot de passe
+account-current-password = Mot de passe actuel
+account-new-password = Nouveau mot de passe
+account-new-password-hint = Les autres navigateurs connectés à votre compte sont déconnectés ; celui-ci reste connecté.
+account-confirm-password = Nouveau mot de passe, à nouveau
+account-password-save = Changer le mot de passe
+account-password-changed = Votre mot de passe a été changé.
+account-password-mismatch = Les deux nouveaux mots de passe diffèrent.
+password-refused = Le mot de passe n’est pas accepté :
+password-reason-password-too-short = Il est trop court : utilisez au moins { $min_length } caractères.
+password-reason-password-too-similar = Il ressemble trop au nom d’utilisateur ou à l’adresse e-mail.
+password-reason-password-too-common = Il est trop courant : il figure dans les listes de mots de passe souvent utilisés.
+password-reason-password-entirely-numeric = Il ne contient que des chiffres.
+error-wrong-password = Le mot de passe actuel est incorrect.
+user-priority = Priorité
+user-max-priority = jetons jusqu’à { $priority }
+user-groups-hint = Les groupes dont cette personne est membre ; les groupes par défaut incluent déjà tout le monde.
+user-groups-none = Il n’y a pas encore de groupe à choisir (les groupes par défaut incluent tout le monde).

@@ -31,3 +31,25 @@ pool-widen-confirm = Открыть пул «{ $name }» для всех? Его
 pool-widen-action = Открыть для всех
 
 error-access-widening = Удаление всех групп открыло бы пул для всех: выберите «Все», чтобы это разрешить.
+
+account-title = Учётная запись
+account-intro = Вы вошли как { $username }. Здесь можно сменить пароль.
+account-link = Ваша учётная запись: сменить пароль
+account-password = Сменить пароль
+account-current-password = Текущий пароль
+account-new-password = Новый пароль
+account-new-password-hint = В других браузерах, где вы вошли, сеанс завершится; в этом вы останетесь.
+account-confirm-password = Новый пароль ещё раз
+account-password-save = Сменить пароль
+account-password-changed = Ваш пароль изменён.
+account-password-mismatch = Два новых пароля не совпадают.
+password-refused = Пароль не принят:
+password-reason-password-too-short = Он слишком короткий: нужно не меньше { $min_length } символов.
+password-reason-password-too-similar = Он слишком похож на имя пользователя или адрес электронной почты.
+password-reason-password-too-common = Он слишком распространён: он есть в списках часто используемых паролей.
+password-reason-password-entirely-numeric = Он состоит только из цифр.
+error-wrong-password = Текущий пароль неверен.
+user-priority = Приоритет
+user-max-priority = токены до: { $priority }
+user-groups-hint = Группы, в которые входит этот человек; группы по умолчанию и так включают всех.
+user-groups-none = Пока нет групп для выбора (группы по умолчанию включают всех).

@@ -27,3 +27,25 @@ pool-widen-confirm = 要将池“{ $name }”开放给所有人吗？每个人�
 pool-widen-action = 开放给所有人
 
 error-access-widening = 移除所有组会将此池开放给所有人：如要允许，请选择“所有人”。
+
+account-title = 账户
+account-intro = 已以 { $username } 身份登录。可在此修改密码。
+account-link = 您的账户：修改密码
+account-password = 修改密码
+account-current-password = 当前密码
+account-new-password = 新密码
+account-new-password-hint = 以您身份登录的其他浏览器将被登出；当前浏览器保持登录。
+account-confirm-password = 再次输入新密码
+account-password-save = 修改密码
+account-password-changed = 您的密码已修改。
+account-password-mismatch = 两次输入的新密码不一致。
+password-refused = 此密码未被接受：
+password-reason-password-too-short = 太短：请至少使用 { $min_length } 个字符。
+password-reason-password-too-similar = 与用户名或电子邮件地址过于相似。
+password-reason-password-too-common = 太常见：它出现在常用密码列表中。
+password-reason-password-entirely-numeric = 只包含数字。
+error-wrong-password = 当前密码不正确。
+user-priority = 优先级
+user-max-priority = 令牌最高：{ $priority }
+user-groups-hint = 此人所属的组；默认组本来就包含所有人。
+user-groups-none = 暂无可选的组（默认组包含所有人）。
