@@ -103,10 +103,21 @@ class TokenOut(serializers.Serializer):
     priority = PriorityField(help_text="The saved override; null inherits the owner's groups.")
     effective_priority = serializers.SerializerMethodField()
     model_allowlist = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    priority_set_by = serializers.SerializerMethodField(
+        help_text="Who saved the override (null: nobody, or an account since deleted)."
+    )
+    priority_set_by_admin = serializers.BooleanField(
+        help_text="An administrator set it for the owner: the owner's ceiling does not cap it."
+    )
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_effective_priority(self, token: Any) -> str:
         return self.context["effective"](token).label
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_priority_set_by(self, token: Any) -> str | None:
+        setter = token.priority_set_by
+        return None if setter is None else str(setter.get_username())
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_revoked_by(self, token: Any) -> str | None:
@@ -267,17 +278,10 @@ class OwnerOut(serializers.Serializer):
 class AdminTokenOut(TokenOut):
     owner = OwnerOut()
     owner_priority = serializers.SerializerMethodField()
-    priority_set_by = serializers.SerializerMethodField()
-    priority_set_by_admin = serializers.BooleanField()
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_owner_priority(self, token: Any) -> str:
         return str(self.context["resolved"][token.owner_id].inherited.label)
-
-    @extend_schema_field({"type": "string", "nullable": True})
-    def get_priority_set_by(self, token: Any) -> str | None:
-        setter = token.priority_set_by
-        return None if setter is None else str(setter.get_username())
 
 
 class AdminTokenListOut(serializers.Serializer):

@@ -52,3 +52,6 @@ user-priority = Priorität
 user-max-priority = Tokens bis { $priority }
 user-groups-hint = Die Gruppen, in denen diese Person Mitglied ist; Standardgruppen umfassen ohnehin alle.
 user-groups-none = Es gibt noch keine Gruppen zur Auswahl (Standardgruppen umfassen alle).
+
+token-raised-by = Der Administrator { $admin } hat dieses Token auf { $priority } gesetzt. Sie können es senken, aber nicht wieder anheben: Sie können höchstens { $max } wählen.
+token-raised-by-unknown = Ein Administrator hat dieses Token auf { $priority } gesetzt. Sie können es senken, aber nicht wieder anheben: Sie können höchstens { $max } wählen.

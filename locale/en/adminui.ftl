@@ -52,3 +52,6 @@ user-priority = Priority
 user-max-priority = tokens up to { $priority }
 user-groups-hint = The groups this person is a member of; default groups include everyone anyway.
 user-groups-none = There are no groups to choose yet (default groups include everyone).
+
+token-raised-by = The administrator { $admin } set this token to { $priority }. You can lower it, but not raise it again: the highest you can choose is { $max }.
+token-raised-by-unknown = An administrator set this token to { $priority }. You can lower it, but not raise it again: the highest you can choose is { $max }.

@@ -52,3 +52,6 @@ user-priority = Prioridad
 user-max-priority = tokens hasta { $priority }
 user-groups-hint = Los grupos de los que esta persona es miembro; los grupos predeterminados ya incluyen a todos.
 user-groups-none = Todavía no hay grupos que elegir (los grupos predeterminados incluyen a todos).
+
+token-raised-by = El administrador { $admin } fijó este token en { $priority }. Puede bajarlo, pero no volver a subirlo: lo máximo que puede elegir es { $max }.
+token-raised-by-unknown = Un administrador fijó este token en { $priority }. Puede bajarlo, pero no volver a subirlo: lo máximo que puede elegir es { $max }.

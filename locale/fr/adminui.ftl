@@ -52,3 +52,6 @@ user-priority = Priorité
 user-max-priority = jetons jusqu’à { $priority }
 user-groups-hint = Les groupes dont cette personne est membre ; les groupes par défaut incluent déjà tout le monde.
 user-groups-none = Il n’y a pas encore de groupe à choisir (les groupes par défaut incluent tout le monde).
+
+token-raised-by = L’administrateur { $admin } a réglé ce jeton sur { $priority }. Vous pouvez l’abaisser, mais pas le relever ensuite : vous pouvez choisir au plus { $max }.
+token-raised-by-unknown = Un administrateur a réglé ce jeton sur { $priority }. Vous pouvez l’abaisser, mais pas le relever ensuite : vous pouvez choisir au plus { $max }.

@@ -49,3 +49,6 @@ user-priority = 优先级
 user-max-priority = 令牌最高：{ $priority }
 user-groups-hint = 此人所属的组；默认组本来就包含所有人。
 user-groups-none = 暂无可选的组（默认组包含所有人）。
+
+token-raised-by = 管理员 { $admin } 将此令牌设为“{ $priority }”。您可以调低它，但不能再调回：您最高只能选择“{ $max }”。
+token-raised-by-unknown = 一位管理员将此令牌设为“{ $priority }”。您可以调低它，但不能再调回：您最高只能选择“{ $max }”。

@@ -49,6 +49,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
+        "priority_set_by": None if token.priority_set_by is None else token.priority_set_by.username,
+        "priority_set_by_admin": token.priority_set_by_admin,
     }
     return body | overrides
 
