@@ -28,6 +28,7 @@ from accounts.serializers import (
     GroupIn,
     GroupListOut,
     GroupOut,
+    GroupRenameIn,
     LoginIn,
     MeIn,
     MeOut,
@@ -310,6 +311,20 @@ class AdminGroupItemApi(AdminApi):
     def delete(self, request: Request, name: str) -> Response:
         services.group_delete(group=selectors.group_get(name=name))
         return Response(status=204)
+
+
+class AdminGroupRenameApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Rename a group (pools that allow it follow)",
+        request=GroupRenameIn,
+        responses={200: GroupOut, **_errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, name: str) -> Response:
+        group = selectors.group_get(name=name)
+        data = _valid(GroupRenameIn, request)
+        group = services.group_rename(group=group, name=data["name"])
+        return Response(GroupOut(selectors.group_get(name=group.name)).data)
 
 
 def _users_out(users: Iterable[User], *, many: bool = True) -> Any:

@@ -206,6 +206,10 @@ class GroupIn(serializers.Serializer):
     )
 
 
+class GroupRenameIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, validators=[group_name_validator])
+
+
 class UserOut(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()

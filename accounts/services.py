@@ -160,6 +160,22 @@ def group_put(
 
 
 @transaction.atomic
+def group_rename(*, group: GatewayGroup, name: str) -> GatewayGroup:
+    """Give a group a new name; pools that allow it by name follow in the same transaction."""
+    from gateway import topology
+
+    if name == group.name:
+        return group
+    if GatewayGroup.objects.filter(name=name).exists():
+        raise ApiError(400, "name_taken", f"A group named '{name}' exists.", param="name")
+    old = group.name
+    group.name = name
+    group.save(update_fields=["name", "updated_at"])
+    topology.group_renamed(old=old, new=name)
+    return group
+
+
+@transaction.atomic
 def group_delete(*, group: GatewayGroup) -> None:
     had_admin = _administrator_exists()
     group.delete()

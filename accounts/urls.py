@@ -23,6 +23,11 @@ urlpatterns = [
     path("tokens/<int:token_id>/rotate", api.TokenRotateApi.as_view(), name="token-rotate"),
     path("admin/groups", api.AdminGroupsApi.as_view(), name="admin-groups"),
     path("admin/groups/<name:name>", api.AdminGroupItemApi.as_view(), name="admin-group"),
+    path(
+        "admin/groups/<name:name>/rename",
+        api.AdminGroupRenameApi.as_view(),
+        name="admin-group-rename",
+    ),
     path("admin/users", api.AdminUsersApi.as_view(), name="admin-users"),
     path("admin/users/<int:user_id>", api.AdminUserItemApi.as_view(), name="admin-user"),
     path("admin/tokens", api.AdminTokensApi.as_view(), name="admin-tokens"),

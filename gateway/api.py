@@ -28,6 +28,7 @@ from gateway.serializers import (
     PoolListOut,
     PoolOut,
     QueueOut,
+    RenameIn,
     UsageOut,
     UsageQueryIn,
 )
@@ -145,6 +146,40 @@ async def _detect_once(name: str) -> ProbeFailure | None:
         models = list(backend.discovered_models or [])  # unreachable: keep what we knew
     await sync_to_async(topology.save_discovery)(name, profile.to_json(), models)
     return failure
+
+
+class AdminBackendRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: BackendOut},
+        summary="Rename a backend (its pools follow; the running gateway picks it up)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            backend = topology.backend_rename(name=name, new=data["name"])
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(_backend_out(backend))
+
+
+class AdminPoolRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: PoolOut},
+        summary="Rename a pool (pools falling back to it follow)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            pool = topology.pool_rename(name=name, new=data["name"])
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(PoolOut(topology.pool_out(pool)).data)
 
 
 class AdminPoolsApi(APIView):

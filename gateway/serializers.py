@@ -457,6 +457,12 @@ class PoolIn(JsonObjectSerializer):
     )
 
 
+class RenameIn(JsonObjectSerializer):
+    """A backend's or pool's new name."""
+
+    name = NameField()
+
+
 class PoolOut(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)

@@ -223,6 +223,52 @@ def pool_delete(*, name: str) -> None:
     apply_topology()
 
 
+def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
+    from gateway.serializers import NAME_MESSAGE, NAME_RE
+
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
+    if model.objects.filter(name=name).exists():
+        raise TopologyError(f"A {what} named '{name}' exists.", code="name_taken", param="name")
+    return name
+
+
+@transaction.atomic
+def backend_rename(*, name: str, new: Any) -> Backend:
+    """A new name for a backend: its pools follow (they hold it by id); live on commit."""
+    backend = Backend.objects.filter(name=name).first()
+    if backend is None:
+        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
+    if new != name:
+        backend.name = _check_new_name(Backend, "backend", new)
+        backend.save(update_fields=["name", "updated_at"])
+        apply_topology()
+    return backend
+
+
+@transaction.atomic
+def pool_rename(*, name: str, new: Any) -> Pool:
+    """A new name for a pool: pools falling back to it follow (they hold it by id)."""
+    pool = Pool.objects.filter(name=name).first()
+    if pool is None:
+        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
+    if new != name:
+        pool.name = _check_new_name(Pool, "pool", new)
+        pool.save(update_fields=["name", "updated_at"])
+        apply_topology()
+    return pool
+
+
+def group_renamed(*, old: str, new: str) -> None:
+    """A group's new name in every pool that allows it by name (in the caller's transaction)."""
+    for pool in Pool.objects.all():
+        groups = list(pool.allowed_groups or [])
+        if old in groups:
+            pool.allowed_groups = [new if g == old else g for g in groups]
+            pool.save(update_fields=["allowed_groups", "updated_at"])
+    apply_topology()
+
+
 def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any]:
     """A backend for the admin API; the API key never leaves, only whether one is set."""
     from gateway.mapping import explain_mapping
