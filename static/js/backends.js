@@ -406,7 +406,6 @@ function openBackendEditor(backend) {
   resetEditor(backendForm, backendAlert);
   $("backend-editor-title").textContent = backend ? t("backend-edit-title", { name: backend.name }) : t("backend-new-title");
   $("backend-name").value = backend ? backend.name : "";
-  $("backend-name").readOnly = Boolean(backend);
   $("backend-url").value = backend ? backend.base_url : "";
   $("backend-key").value = "";
   $("backend-health").value = backend ? backend.health_path : "";
@@ -532,7 +531,7 @@ backendForm.addEventListener("submit", async (event) => {
   clearMessage(backendAlert);
   clearInvalid(backendForm);
   const name = $("backend-name").value.trim();
-  if (!editingBackend && backends.some((item) => item.name === name)) {
+  if ((!editingBackend || name !== editingBackend.name) && backends.some((item) => item.name === name)) {
     backendError(t("error-in-field", { field: t("backend-name"), message: t("error-name-taken") }), "name");
     return;
   }
@@ -560,6 +559,12 @@ backendForm.addEventListener("submit", async (event) => {
   const save = $("backend-save");
   save.disabled = true;
   try {
+    // A new name first (its pools follow), then the rest of the editor under it.
+    if (editingBackend && name !== editingBackend.name) {
+      await api("POST", `/api/v0/admin/backends/${encodeURIComponent(editingBackend.name)}/rename`, { name });
+      detectFailures.delete(editingBackend.name);
+      editingBackend.name = name;
+    }
     const saved = await api("PUT", "/api/v0/admin/backends", payload);
     replaceBackend(saved);
     await load();
@@ -593,7 +598,6 @@ function openPoolEditor(pool) {
   resetEditor(poolForm, poolAlert);
   $("pool-editor-title").textContent = pool ? t("pool-edit-title", { name: pool.name }) : t("pool-new-title");
   $("pool-name").value = pool ? pool.name : "";
-  $("pool-name").readOnly = Boolean(pool);
   $("pool-kind").replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, kindName(kind))));
   $("pool-kind").value = pool ? pool.kind : "chat";
   $("pool-strategy").replaceChildren(...STRATEGIES.map((s) => h("option", { value: s }, strategyName(s))));
@@ -642,7 +646,7 @@ poolForm.addEventListener("submit", async (event) => {
   clearMessage(poolAlert);
   clearInvalid(poolForm);
   const name = $("pool-name").value.trim();
-  if (!editingPool && pools.some((item) => item.name === name)) {
+  if ((!editingPool || name !== editingPool.name) && pools.some((item) => item.name === name)) {
     markInvalid($("pool-name"), "pool-alert");
     showError(poolAlert, t("error-in-field", { field: t("pool-name"), message: t("error-name-taken") }));
     return;
@@ -663,6 +667,10 @@ poolForm.addEventListener("submit", async (event) => {
   const save = $("pool-save");
   save.disabled = true;
   try {
+    if (editingPool && name !== editingPool.name) {
+      await api("POST", `/api/v0/admin/pools/${encodeURIComponent(editingPool.name)}/rename`, { name });
+      editingPool.name = name;
+    }
     await api("PUT", "/api/v0/admin/pools", payload);
     await load();
     closeEditors(name, "pool");
