@@ -28,9 +28,11 @@ from accounts.serializers import (
     GroupIn,
     GroupListOut,
     GroupOut,
+    GroupRenameIn,
     LoginIn,
     MeIn,
     MeOut,
+    PasswordChangeIn,
     PriorityIn,
     SettingListOut,
     TokenCreateIn,
@@ -157,6 +159,23 @@ class MeApi(APIView):
         data = _valid(MeIn, request)
         services.profile_update(user=request.user, language=data["language"])
         return Response(_me(request))
+
+
+class MePasswordApi(APIView):
+    @extend_schema(
+        tags=["profile"],
+        summary="Change my own password (the current one is needed)",
+        request=PasswordChangeIn,
+        responses={204: None, **_errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(PasswordChangeIn, request)
+        user = services.password_change(
+            user=request.user, current=data["current_password"], new=data["new_password"]
+        )
+        # Other sessions of this person end; this one stays signed in.
+        update_session_auth_hash(request._request, user)
+        return Response(status=204)
 
 
 # --- personal tokens ----------------------------------------------------------------------
@@ -294,6 +313,20 @@ class AdminGroupItemApi(AdminApi):
     def delete(self, request: Request, name: str) -> Response:
         services.group_delete(group=selectors.group_get(name=name), actor=request.user)
         return Response(status=204)
+
+
+class AdminGroupRenameApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Rename a group (pools that allow it follow)",
+        request=GroupRenameIn,
+        responses={200: GroupOut, **_errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, name: str) -> Response:
+        group = selectors.group_get(name=name)
+        data = _valid(GroupRenameIn, request)
+        group = services.group_rename(group=group, name=data["name"], actor=request.user)
+        return Response(GroupOut(selectors.group_get(name=group.name)).data)
 
 
 def _users_out(users: Iterable[User], *, many: bool = True) -> Any:

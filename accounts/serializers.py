@@ -69,6 +69,11 @@ class MeOut(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES)
 
 
+class PasswordChangeIn(serializers.Serializer):
+    current_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
 class MeIn(serializers.Serializer):
     language = serializers.CharField()
 
@@ -98,10 +103,21 @@ class TokenOut(serializers.Serializer):
     priority = PriorityField(help_text="The saved override; null inherits the owner's groups.")
     effective_priority = serializers.SerializerMethodField()
     model_allowlist = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    priority_set_by = serializers.SerializerMethodField(
+        help_text="Who saved the override (null: nobody, or an account since deleted)."
+    )
+    priority_set_by_admin = serializers.BooleanField(
+        help_text="An administrator set it for the owner: the owner's ceiling does not cap it."
+    )
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_effective_priority(self, token: Any) -> str:
         return self.context["effective"](token).label
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_priority_set_by(self, token: Any) -> str | None:
+        setter = token.priority_set_by
+        return None if setter is None else str(setter.get_username())
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_revoked_by(self, token: Any) -> str | None:
@@ -198,6 +214,10 @@ class GroupIn(serializers.Serializer):
     )
 
 
+class GroupRenameIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, validators=[group_name_validator])
+
+
 class UserOut(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
@@ -213,9 +233,23 @@ class UserOut(serializers.Serializer):
     def get_is_admin(self, user: Any) -> bool:
         return bool(self.context["resolved"][user.pk].is_admin)
 
+    priority = serializers.SerializerMethodField()
+    max_priority = serializers.SerializerMethodField()
+
     @extend_schema_field({"type": "array", "items": {"type": "string"}})
     def get_groups(self, user: Any) -> list[str]:
+        """Every group the person is in, the default groups (everyone's) included."""
         return sorted(self.context["resolved"][user.pk].groups)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_priority(self, user: Any) -> str:
+        """The class their requests get unless a token says otherwise (highest group's)."""
+        return str(self.context["resolved"][user.pk].inherited.label)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_max_priority(self, user: Any) -> str:
+        """The highest class they may choose for their own tokens."""
+        return str(self.context["resolved"][user.pk].max_priority.label)
 
 
 class UserListOut(serializers.Serializer):
@@ -229,6 +263,11 @@ class UserCreateIn(serializers.Serializer):
         required=False, allow_null=True, default=None, trim_whitespace=False, max_length=4096
     )
     is_active = serializers.BooleanField(required=False, default=True)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Group names to make the person a member of (default groups need no entry).",
+    )
 
 
 class UserUpdateIn(serializers.Serializer):
@@ -236,6 +275,11 @@ class UserUpdateIn(serializers.Serializer):
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)
     is_active = serializers.BooleanField(required=False)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Replaces the person's memberships (default groups aside). Omit to keep them.",
+    )
 
 
 class OwnerOut(serializers.Serializer):
@@ -246,17 +290,10 @@ class OwnerOut(serializers.Serializer):
 class AdminTokenOut(TokenOut):
     owner = OwnerOut()
     owner_priority = serializers.SerializerMethodField()
-    priority_set_by = serializers.SerializerMethodField()
-    priority_set_by_admin = serializers.BooleanField()
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_owner_priority(self, token: Any) -> str:
         return str(self.context["resolved"][token.owner_id].inherited.label)
-
-    @extend_schema_field({"type": "string", "nullable": True})
-    def get_priority_set_by(self, token: Any) -> str | None:
-        setter = token.priority_set_by
-        return None if setter is None else str(setter.get_username())
 
 
 class AdminTokenListOut(serializers.Serializer):

@@ -248,6 +248,23 @@ def group_put(
 
 
 @transaction.atomic
+def group_rename(*, group: GatewayGroup, name: str, actor: Actor = None) -> GatewayGroup:
+    """Give a group a new name; pools that allow it by name follow in the same transaction."""
+    from gateway import topology
+
+    if name == group.name:
+        return group
+    if GatewayGroup.objects.filter(name=name).exists():
+        raise ApiError(400, "name_taken", f"A group named '{name}' exists.", param="name")
+    old = group.name
+    group.name = name
+    group.save(update_fields=["name", "updated_at"])
+    topology.group_renamed(old=old, new=name)
+    audit.record(actor, "group.rename", name, {"name": old}, {"name": name})
+    return group
+
+
+@transaction.atomic
 def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
     had_admin = _administrator_exists()
     before = group_snapshot(group)
@@ -257,12 +274,48 @@ def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
     _refuse_losing_the_last_administrator(had_one=had_admin)
 
 
-def _set_password(user: User, password: str) -> None:
+def _set_password(user: User, password: str, *, param: str = "password") -> None:
+    """Set a password the validators accept; a refusal names every reason with its code."""
     try:
         validate_password(password, user)
     except DjangoValidationError as exc:
-        raise ApiError(400, "invalid_password", " ".join(exc.messages), param="password") from exc
+        raise ApiError(
+            400,
+            "invalid_password",
+            " ".join(exc.messages),
+            param=param,
+            reasons=password_reasons(exc),
+        ) from exc
     user.set_password(password)
+
+
+def password_reasons(exc: DjangoValidationError) -> list[dict[str, Any]]:
+    """Each validator's refusal: Django's code (password_too_short, ...), words and params.
+
+    Params are kept only when JSON can carry them (min_length; the similar attribute's name).
+    """
+    reasons = []
+    for error in exc.error_list:
+        params = {
+            key: value
+            for key, value in (error.params or {}).items()
+            if isinstance(value, str | int | float)
+        }
+        message = error.message % error.params if error.params else error.message
+        reasons.append({"code": error.code or "invalid", "message": str(message), "params": params})
+    return reasons
+
+
+@transaction.atomic
+def password_change(*, user: User, current: str, new: str) -> User:
+    """A person's own change: the current password first, then the validators, as for anyone."""
+    if not user.check_password(current):
+        raise ApiError(
+            400, "wrong_password", "The current password is wrong.", param="current_password"
+        )
+    _set_password(user, new, param="new_password")
+    user.save(update_fields=["password"])
+    return user
 
 
 def _check_username_free(username: str, *, exclude_pk: int | None = None) -> None:
@@ -281,17 +334,30 @@ def user_create(
     password: str | None = None,
     is_active: bool = True,
     actor: Actor = None,
+    groups: Sequence[str] | None = None,
 ) -> User:
     """A local account; without a password it cannot sign in until one is set."""
     _check_username_free(username)
+    chosen = _groups_named(groups or [])
     user = User(username=username, email=email, is_active=is_active)
     if password is None:
         user.set_unusable_password()
     else:
         _set_password(user, password)
     user.save()
+    user.gateway_groups.add(*chosen)
     audit.record(actor, "user.create", user.username, None, user_snapshot(user))
     return user
+
+
+def _groups_named(names: Sequence[str]) -> list[GatewayGroup]:
+    """The groups by name, in the order given; an unknown name is refused before any write."""
+    wanted = list(dict.fromkeys(names))
+    found = {g.name: g for g in GatewayGroup.objects.filter(name__in=wanted)}
+    unknown = [name for name in wanted if name not in found]
+    if unknown:
+        raise ApiError(400, "unknown_group", f"No group named '{unknown[0]}'.", param="groups")
+    return [found[name] for name in wanted]
 
 
 @transaction.atomic
@@ -302,10 +368,12 @@ def user_update(
     email: str | None = None,
     is_active: bool | None = None,
     password: str | None = None,
+    groups: Sequence[str] | None = None,
     actor: Actor = None,
 ) -> User:
     had_admin = _administrator_exists()
     before = user_snapshot(user)
+    chosen = None if groups is None else _groups_named(groups)
     if username is not None:
         _check_username_free(username, exclude_pk=user.pk)
         user.username = username
@@ -316,6 +384,10 @@ def user_update(
     if password is not None:
         _set_password(user, password)
     user.save()
+    if chosen is not None:
+        # Default groups count for everyone whatever the membership table says: leave them be.
+        kept = list(user.gateway_groups.filter(is_default=True))
+        user.gateway_groups.set([*kept, *chosen])
     after = user_snapshot(user)
     if password is not None:
         after["password_replaced"] = True  # that it changed, never what to

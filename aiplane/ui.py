@@ -90,6 +90,7 @@ class Shell:
 SHELLS: dict[str, Shell] = {
     "tokens": Shell("tokens.html", "tokens-title", "tokens"),
     "playground": Shell("playground.html", "playground-title", "playground"),
+    "account": Shell("account.html", "account-title", "account"),
     "admin-settings": Shell("admin/settings.html", "admin-settings-title", "admin-settings", True),
     "admin-groups": Shell("admin/groups.html", "admin-groups-title", "admin-groups", True),
     "admin-users": Shell("admin/users.html", "admin-users-title", "admin-users", True),

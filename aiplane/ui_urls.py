@@ -14,6 +14,7 @@ urlpatterns = [
     path("api-reference/", ui.api_reference, name="api-reference"),
     path("tokens/", ui.shell_view("tokens"), name="tokens"),
     path("playground/", ui.shell_view("playground"), name="playground"),
+    path("account/", ui.shell_view("account"), name="account"),
     path("admin/settings/", ui.shell_view("admin-settings"), name="admin-settings"),
     path("admin/groups/", ui.shell_view("admin-groups"), name="admin-groups"),
     path("admin/users/", ui.shell_view("admin-users"), name="admin-users"),

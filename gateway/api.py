@@ -13,12 +13,14 @@ from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
 from accounts.serializers import ErrorOut
 from gateway import topology
+from gateway.detect import ProbeFailure, models_url
 from gateway.models import Backend, Pool
 from gateway.runtime import runtimes
 from gateway.serializers import (
     OUTCOMES,  # noqa: F401  (re-exported: the activity API's outcome vocabulary)
     ActivityPageOut,
     ActivityQueryIn,
+    BackendDetectOut,
     BackendIn,
     BackendListOut,
     BackendOut,
@@ -27,6 +29,7 @@ from gateway.serializers import (
     PoolListOut,
     PoolOut,
     QueueOut,
+    RenameIn,
 )
 
 
@@ -90,35 +93,46 @@ class AdminBackendItemApi(APIView):
 class AdminBackendDetectApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(request=None, responses={200: BackendOut}, summary="Run detection now")
+    @extend_schema(
+        request=None,
+        responses={200: BackendDetectOut},
+        summary="Run detection now; says what failed when the engine could not be read",
+    )
     def post(self, request: Request, name: str) -> Response:
         from asgiref.sync import async_to_sync
 
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
+        failures: dict[str, ProbeFailure | None] | None = None
         for rt in runtimes():
             if rt.loop is not None:
                 import asyncio
 
-                fut = asyncio.run_coroutine_threadsafe(rt.detect_all([name]), rt.loop)
-                fut.result(timeout=15)
+                fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
+                failures = fut.result(timeout=15)
                 break
-        else:
-            async_to_sync(_detect_once)(name)
+        if failures is None or name not in failures:
+            # No gateway runs here, or its snapshot does not know the backend yet.
+            failures = {name: async_to_sync(_detect_once)(name)}
         topology.apply_topology()  # every running gateway in this process takes the findings
         backend.refresh_from_db()
-        return Response(_backend_out(backend))
+        failure = failures.get(name)
+        detection = {"ok": failure is None, **(failure.to_json() if failure else {})}
+        if failure is None:
+            detection["url"] = models_url(backend.base_url)
+        out = {**topology.backend_out(backend, _live_state()), "detection": detection}
+        return Response(BackendDetectOut(out).data)
 
 
-async def _detect_once(name: str) -> None:
+async def _detect_once(name: str) -> ProbeFailure | None:
     """Detection without a running gateway (management use): probe and store."""
     import time
 
     import httpx
     from asgiref.sync import sync_to_async
 
-    from gateway.detect import detect_engine, probe_models
+    from gateway.detect import check_models, detect_engine
 
     backend = await Backend.objects.aget(name=name)
     from gateway.crypto import decrypt
@@ -126,8 +140,45 @@ async def _detect_once(name: str) -> None:
     key = decrypt(backend.api_key_encrypted)
     async with httpx.AsyncClient() as client:
         profile = await detect_engine(client, backend.base_url, key, now=time.time())
-        models = await probe_models(client, backend.base_url, key)
+        models, failure = await check_models(client, backend.base_url, key)
+    if not models:
+        models = list(backend.discovered_models or [])  # unreachable: keep what we knew
     await sync_to_async(topology.save_discovery)(name, profile.to_json(), models)
+    return failure
+
+
+class AdminBackendRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: BackendOut},
+        summary="Rename a backend (its pools follow; the running gateway picks it up)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            backend = topology.backend_rename(name=name, new=data["name"])
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(_backend_out(backend))
+
+
+class AdminPoolRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: PoolOut},
+        summary="Rename a pool (pools falling back to it follow)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            pool = topology.pool_rename(name=name, new=data["name"])
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(PoolOut(topology.pool_out(pool)).data)
 
 
 class AdminPoolsApi(APIView):
@@ -147,7 +198,10 @@ class AdminPoolsApi(APIView):
         from accounts.models import GatewayGroup
 
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        pool = topology.pool_save(data=request.data, known_groups=known, actor=request.user)
+        try:
+            pool = topology.pool_save(data=request.data, known_groups=known, actor=request.user)
+        except topology.TopologyError as err:
+            _raise(err)
         return Response(PoolOut(topology.pool_out(pool)).data)
 
 

@@ -1,4 +1,4 @@
-"""The live queue view: per-backend in-flight and capacity, waiters per class with their age."""
+"""The live queue view: backends' in-flight and capacity, waiters per line in dispatch order."""
 
 from __future__ import annotations
 
@@ -16,10 +16,13 @@ def queue_state() -> dict[str, Any]:
     """
     backends: dict[str, dict[str, Any]] = {}
     waiters: list[dict[str, Any]] = []
+    lines: list[dict[str, Any]] = []
     depth = {name: 0 for name in CLASS_NAMES}
     priority_enabled = False
+    scheduler = ""
     for rt in runtimes():
         priority_enabled = priority_enabled or rt.settings.priority_enabled
+        scheduler = scheduler or rt.queue.config.name
         now = rt.queue.clock()
         for name, slot in list(rt.slots.items()):
             if slot.removed:
@@ -39,19 +42,34 @@ def queue_state() -> dict[str, Any]:
             entry["healthy"] = entry["healthy"] and slot.healthy
         for i, count in enumerate(rt.queue.depth):
             depth[CLASS_NAMES[i]] += count
-        for w in rt.queue.waiters()[:500]:
-            tag = w.tag
-            waiters.append(
+        for names, line in rt.queue.dispatch_order():
+            lid = ",".join(names)
+            lines.append(
                 {
-                    "id": w.seq,
-                    "class": CLASS_NAMES[w.cls],
-                    "offset": w.offset,
-                    "age_secs": round(now - w.arrival, 3),
-                    "model": getattr(tag, "model", ""),
-                    "user": getattr(tag, "username", ""),
-                    "token": getattr(tag, "token_name", None),
+                    "id": lid,
+                    "backends": list(names),
+                    "models": sorted({getattr(w.tag, "model", "") for w in line} - {""}),
+                    "waiting": len(line),
                 }
             )
+            for position, w in enumerate(line[:500], start=1):
+                tag = w.tag
+                score = rt.queue.score(w)
+                waiters.append(
+                    {
+                        "id": w.seq,
+                        "line": lid,
+                        "position": position,
+                        "class": CLASS_NAMES[w.cls],
+                        "offset": w.offset,
+                        "score": None if score is None else round(score, 2),
+                        "age_secs": round(now - w.arrival, 3),
+                        "waits_for": rt.queue.waits_for(w),
+                        "model": getattr(tag, "model", ""),
+                        "user": getattr(tag, "username", ""),
+                        "token": getattr(tag, "token_name", None),
+                    }
+                )
     recent = []
     for rt in runtimes():
         for at, w, backend in list(rt.metrics.recent):
@@ -69,8 +87,10 @@ def queue_state() -> dict[str, Any]:
     recent.sort(key=lambda d: d["at"], reverse=True)
     return {
         "priority_enabled": priority_enabled,
+        "scheduler": scheduler or "strict",
         "recent": recent[:20],
         "backends": sorted(backends.values(), key=lambda b: b["name"]),
         "depth": depth,
+        "lines": sorted(lines, key=lambda line: line["id"]),
         "waiters": waiters,
     }

@@ -19,7 +19,7 @@ import aiohttp
 import httpx
 
 from gateway.admission import AdmissionQueue, Slot
-from gateway.detect import detect_engine, probe_models
+from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
 from gateway.problems import LastErrors
@@ -357,17 +357,24 @@ class Runtime:
 
     async def detect_all(self, names: list[str] | None = None) -> None:
         """Identify each engine and list its models; store what changed, then rebuild."""
+        await self.detect_report(names)
+
+    async def detect_report(self, names: list[str] | None = None) -> dict[str, ProbeFailure | None]:
+        """`detect_all`, returning per backend probed why its models list could not be read
+        (None: it was), for an administrator's "Detect now"."""
         client = self.probe_client
         if client is None or self._save_discovery is None:
-            return
+            return {}
         ups = [u for u in self.snapshot.upstreams.values() if names is None or u.name in names]
         now = time.time()
         profiles = await asyncio.gather(
             *(detect_engine(client, u.spec.base_url, u.spec.api_key, now=now) for u in ups)
         )
-        models = await asyncio.gather(
-            *(probe_models(client, u.spec.base_url, u.spec.api_key) for u in ups)
+        checked = await asyncio.gather(
+            *(check_models(client, u.spec.base_url, u.spec.api_key) for u in ups)
         )
+        failures = {up.name: failure for up, (_, failure) in zip(ups, checked, strict=True)}
+        models = [found for found, _ in checked]
         changed = False
         for up, profile, found in zip(ups, profiles, models, strict=True):
             old = up.spec.profile
@@ -383,6 +390,7 @@ class Runtime:
         if changed:
             topology = await self.run_db(self._load_topology)
             self.install(topology)
+        return failures
 
 
 def _same_profile(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.fields import empty
 
 from aiplane.converters import NAME_PATTERN
+from gateway.admission import SCHEDULERS
 from gateway.base_url import MAX_LENGTH as BASE_URL_LENGTH
 from gateway.base_url import BadBaseUrl, check_base_url
 from gateway.mapping import CLASS_NAMES, MappingError, parse_priority_mode
@@ -289,6 +290,31 @@ class JsonObjectSerializer(serializers.Serializer):
 # ----- backends ----------------------------------------------------------------------------
 
 
+class NameListField(StringListField):
+    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
+
+    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.what, self.code = what, code
+
+    def known(self, names: list[str]) -> set[str]:
+        raise NotImplementedError
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        names = super().to_internal_value(data)
+        # A string that is not a name names nothing; only names are looked up.
+        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
+        return names
+
+
+class PoolNamesField(NameListField):
+    def known(self, names: list[str]) -> set[str]:
+        return set(Pool.objects.filter(name__in=names).values_list("name", flat=True))
+
+
 class BackendIn(JsonObjectSerializer):
     """Create or update by name; fields left out keep their stored value (or the default)."""
 
@@ -303,6 +329,12 @@ class BackendIn(JsonObjectSerializer):
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
     surfaces = SurfacesField(required=False)
+    pools = PoolNamesField(
+        what="pool",
+        code="unknown_pool",
+        required=False,
+        help_text="Replaces the pools it belongs to; in none, its models answer 404.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "base_url" not in attrs and not Backend.objects.filter(name=attrs["name"]).exists():
@@ -359,6 +391,20 @@ class BackendOut(serializers.Serializer):
     inflight = serializers.IntegerField(allow_null=True)
 
 
+class DetectionOut(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="The engine's models list was read.")
+    url = serializers.CharField(help_text="The URL probed for the models list.")
+    reason = serializers.ChoiceField(
+        choices=("unreachable", "status", "not_models"), required=False
+    )
+    error = serializers.CharField(required=False, help_text="The transport's or engine's words.")
+    status = serializers.IntegerField(required=False, allow_null=True)
+
+
+class BackendDetectOut(BackendOut):
+    detection = DetectionOut(help_text="How this detection went.")
+
+
 class BackendListOut(serializers.Serializer):
     backends = BackendOut(many=True)
 
@@ -387,26 +433,6 @@ class FallbackField(StrictField):
         return target
 
 
-class NameListField(StringListField):
-    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
-
-    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.what, self.code = what, code
-
-    def known(self, names: list[str]) -> set[str]:
-        raise NotImplementedError
-
-    def to_internal_value(self, data: Any) -> list[str]:
-        names = super().to_internal_value(data)
-        # A string that is not a name names nothing; only names are looked up.
-        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
-        return names
-
-
 class GroupNamesField(NameListField):
     def known(self, names: list[str]) -> set[str]:
         return set(names) & set(self.context.get("known_groups", ()))
@@ -423,8 +449,15 @@ class PoolIn(JsonObjectSerializer):
     name = NameField()
     kind = OneOfField(choices=KINDS, required=False)
     strategy = OneOfField(choices=STRATEGIES, required=False)
+    everyone = BoolField(
+        required=False,
+        help_text="true: any caller may use it; false: only allowed_groups (none: nobody).",
+    )
     allowed_groups = GroupNamesField(
-        what="group", code="unknown_group", required=False, help_text="Empty: everyone."
+        what="group",
+        code="unknown_group",
+        required=False,
+        help_text="Who may use it unless everyone is true.",
     )
     fallback = FallbackField(required=False, help_text="Another pool, or null for none.")
     backends = BackendNamesField(
@@ -432,10 +465,17 @@ class PoolIn(JsonObjectSerializer):
     )
 
 
+class RenameIn(JsonObjectSerializer):
+    """A backend's or pool's new name."""
+
+    name = NameField()
+
+
 class PoolOut(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     strategy = serializers.ChoiceField(choices=STRATEGIES)
+    everyone = serializers.BooleanField()
     allowed_groups = serializers.ListField(child=serializers.CharField())
     fallback = serializers.CharField(allow_null=True)
     backends = serializers.ListField(child=serializers.CharField())
@@ -754,8 +794,16 @@ class QueueBackendOut(serializers.Serializer):
 
 class QueueWaiterOut(serializers.Serializer):
     id = serializers.IntegerField()
+    line = serializers.CharField(help_text="The id of the line it waits in (see lines).")
+    position = serializers.IntegerField(help_text="1 = the one its line's next free slot goes to.")
     offset = serializers.IntegerField()
+    score = serializers.FloatField(
+        allow_null=True, help_text="The serial scheduler's score now; null for the others."
+    )
     age_secs = serializers.FloatField()
+    waits_for = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends it may be given, warm one first."
+    )
     model = serializers.CharField(allow_blank=True)
     user = serializers.CharField(allow_blank=True)
     token = serializers.CharField(allow_null=True)
@@ -781,12 +829,25 @@ class QueueDepthOut(serializers.Serializer):
     high = serializers.IntegerField()
 
 
+class QueueLineOut(serializers.Serializer):
+    id = serializers.CharField()
+    backends = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends whose slots its waiters share."
+    )
+    models = serializers.ListField(child=serializers.CharField())
+    waiting = serializers.IntegerField()
+
+
 class QueueOut(serializers.Serializer):
     priority_enabled = serializers.BooleanField()
+    scheduler = serializers.ChoiceField(choices=SCHEDULERS)
+    lines = QueueLineOut(
+        many=True, help_text="Waiters that compete for the same backends' slots, one line each."
+    )
     recent = QueueAdmissionOut(many=True)
     backends = QueueBackendOut(many=True)
     depth = QueueDepthOut()
-    waiters = QueueWaiterOut(many=True)
+    waiters = QueueWaiterOut(many=True, help_text="Line by line, each in dispatch order.")
 
 
 # ----- the models overview -----------------------------------------------------------------

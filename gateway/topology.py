@@ -77,6 +77,7 @@ def load_topology() -> Topology:
             kind=p.kind,
             strategy=p.strategy,
             allowed_groups=frozenset(p.allowed_groups or []),
+            everyone=p.everyone,
             fallback=p.fallback.name if p.fallback else None,
             backends=[b.name for b in p.backends.all()],
         )
@@ -178,6 +179,7 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
             backend.api_key_encrypted = encrypt(key)
     if "models" in fields:
         fields["served_models"] = fields.pop("models")
+    pools = fields.pop("pools", None)
     if "priority" in fields:
         fields["priority_mode"] = fields.pop("priority")
     elif not backend.priority_mode:
@@ -187,6 +189,8 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     if backend.pk is not None and backend.base_url != old_url:
         backend.profile, backend.discovered_models = {}, []  # another server now
     backend.save()
+    if pools is not None:
+        backend.pools.set(Pool.objects.filter(name__in=pools))
     after = _backend_state(backend)
     if key_replaced:
         after["api_key_replaced"] = True  # one masked key looks like another: say it changed
@@ -225,6 +229,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
     before = None if pool.pk is None else _pool_state(pool)
+    _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
         setattr(pool, attr, value)
@@ -238,6 +243,32 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     return pool
 
 
+def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
+    """Who may use the pool after this write; opening it to everyone is never a side effect.
+
+    A new pool named with no groups and no word on `everyone` is for everyone (what creating
+    an open pool always meant). Emptying an existing pool's groups must say `everyone`: true
+    opens it, false closes it to everyone; left unsaid it is refused, as it would widen access.
+    `everyone: true` clears the group list, which would mean nothing beside it.
+    """
+    groups = fields.get("allowed_groups")
+    everyone = fields.get("everyone")
+    if pool.pk is None:
+        if everyone is None:
+            fields["everyone"] = not groups
+    elif everyone is None and groups == [] and not pool.everyone and pool.allowed_groups:
+        raise TopologyError(
+            f"Removing every group from the pool '{pool.name}' would open it to everyone: "
+            "send everyone: true to allow that, or everyone: false to close it.",
+            code="access_widening",
+            param="everyone",
+        )
+    elif everyone is None and groups:
+        fields["everyone"] = False  # naming groups narrows an open pool to them
+    if fields.get("everyone"):
+        fields["allowed_groups"] = []
+
+
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
     pool = Pool.objects.filter(name=name).first()
@@ -249,6 +280,52 @@ def pool_delete(*, name: str, actor: Any = None) -> None:
     pool.delete()
     audit.record(actor, "pool.delete", name, before, None)
     _record_pools_changed(actor, pools)
+    apply_topology()
+
+
+def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
+    from gateway.serializers import NAME_MESSAGE, NAME_RE
+
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
+    if model.objects.filter(name=name).exists():
+        raise TopologyError(f"A {what} named '{name}' exists.", code="name_taken", param="name")
+    return name
+
+
+@transaction.atomic
+def backend_rename(*, name: str, new: Any) -> Backend:
+    """A new name for a backend: its pools follow (they hold it by id); live on commit."""
+    backend = Backend.objects.filter(name=name).first()
+    if backend is None:
+        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
+    if new != name:
+        backend.name = _check_new_name(Backend, "backend", new)
+        backend.save(update_fields=["name", "updated_at"])
+        apply_topology()
+    return backend
+
+
+@transaction.atomic
+def pool_rename(*, name: str, new: Any) -> Pool:
+    """A new name for a pool: pools falling back to it follow (they hold it by id)."""
+    pool = Pool.objects.filter(name=name).first()
+    if pool is None:
+        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
+    if new != name:
+        pool.name = _check_new_name(Pool, "pool", new)
+        pool.save(update_fields=["name", "updated_at"])
+        apply_topology()
+    return pool
+
+
+def group_renamed(*, old: str, new: str) -> None:
+    """A group's new name in every pool that allows it by name (in the caller's transaction)."""
+    for pool in Pool.objects.all():
+        groups = list(pool.allowed_groups or [])
+        if old in groups:
+            pool.allowed_groups = [new if g == old else g for g in groups]
+            pool.save(update_fields=["allowed_groups", "updated_at"])
     apply_topology()
 
 
@@ -293,6 +370,7 @@ def pool_out(p: Pool) -> dict[str, Any]:
         "name": p.name,
         "kind": p.kind,
         "strategy": p.strategy,
+        "everyone": p.everyone,
         "allowed_groups": list(p.allowed_groups or []),
         "fallback": p.fallback.name if p.fallback else None,
         "backends": [b.name for b in p.backends.all()],

@@ -20,6 +20,14 @@ urlpatterns = [
     path("admin/pools", api.AdminPoolsApi.as_view(), name="admin-pools"),
     path("admin/pools/<name:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
     path("admin/models", api.AdminModelsApi.as_view(), name="admin-models"),
+    path(
+        "admin/backends/<name:name>/rename",
+        api.AdminBackendRenameApi.as_view(),
+        name="admin-backend-rename",
+    ),
+    path(
+        "admin/pools/<name:name>/rename", api.AdminPoolRenameApi.as_view(), name="admin-pool-rename"
+    ),
     path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
     path("admin/activity", api.AdminActivityApi.as_view(), name="admin-activity"),
     path("admin/usage", usage_api.AdminUsageApi.as_view(), name="admin-usage"),

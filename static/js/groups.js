@@ -122,7 +122,6 @@ function openEditor(group) {
   resetEditor(form, alert);
   $("group-dialog-title").textContent = group ? t("group-edit-title", { name: group.name }) : t("group-new-title");
   $("group-name").value = group ? group.name : "";
-  $("group-name").readOnly = Boolean(group);
   $("group-description").value = group ? group.description : "";
   $("group-admin").checked = Boolean(group && group.is_admin);
   $("group-default").checked = Boolean(group && group.is_default);
@@ -164,7 +163,7 @@ form.addEventListener("submit", async (event) => {
     showError(alert, t("error-invalid-name"));
     return;
   }
-  if (!editing && groups.some((group) => group.name === name)) {
+  if ((!editing || name !== editing.name) && groups.some((group) => group.name === name)) {
     markInvalid($("group-name"), "group-alert");
     showError(alert, t("error-name-taken"));
     return;
@@ -180,6 +179,11 @@ form.addEventListener("submit", async (event) => {
   const submit = $("group-submit");
   submit.disabled = true;
   try {
+    // A new name first (pools that allow the group follow), then the rest under it.
+    if (editing && name !== editing.name) {
+      await api("POST", `/api/v0/admin/groups/${encodeURIComponent(editing.name)}/rename`, { name });
+      editing.name = name;
+    }
     await api("PUT", "/api/v0/admin/groups", payload);
     dialog.close();
     await attempt(load);

@@ -40,6 +40,15 @@ function metaRow(label, value) {
   return [h("dt", {}, label), h("dd", {}, value)];
 }
 
+// A class an administrator granted above the owner's ceiling: who set it, and that the owner
+// can lower it but not raise it back (their own saves are capped at the ceiling).
+function raisedNote(token) {
+  if (!details || !token.priority_set_by_admin || !token.priority) return null;
+  if (LEVELS.indexOf(token.priority) <= LEVELS.indexOf(details.max_priority)) return null;
+  const args = { priority: priorityName(token.priority), admin: token.priority_set_by || "", max: priorityName(details.max_priority) };
+  return h("p", { class: "hint raised-by" }, t(token.priority_set_by ? "token-raised-by" : "token-raised-by-unknown", args));
+}
+
 function renderToken(token) {
   const state = tokenState(token);
   const selectId = `priority-${token.id}`;
@@ -106,6 +115,7 @@ function renderToken(token) {
       { class: "tile priority-tile" },
       h("label", { for: selectId }, t("priority-label")),
       select,
+      raisedNote(token),
       tileStatus,
       tileAlert,
     ),

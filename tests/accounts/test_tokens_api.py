@@ -36,6 +36,7 @@ def row(token: ApiToken) -> dict[str, Any]:
 
 def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
     token.refresh_from_db()
+    setter = token.priority_set_by
     body = {
         "id": token.pk,
         "name": token.name,
@@ -49,6 +50,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
+        "priority_set_by": None if setter is None else setter.username,
+        "priority_set_by_admin": token.priority_set_by_admin,
     }
     return body | overrides
 

@@ -49,6 +49,7 @@ class Command(BaseCommand):
             f"aiplane on http://{host}:{port}/  (OpenAI base URL http://{host}:{port}/v1, "
             f"server {opts['server']})"
         )
+        self.stdout.write(f"change your password at http://{host}:{port}/account/")
         try:
             if opts["server"] == "daphne":
                 from daphne.cli import CommandLineInterface
