@@ -25,7 +25,7 @@ def back_to_an_empty_list(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("gateway", "0004_activity_surface_usage_error")]
+    dependencies = [("gateway", "0005_activity_search")]
 
     operations = [
         migrations.AddField(
