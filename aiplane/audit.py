@@ -29,6 +29,7 @@ ACTIONS: tuple[str, ...] = (
     "group.create",
     "group.update",
     "group.delete",
+    "group.rename",
     "user.create",
     "user.update",
     "user.delete",
@@ -41,9 +42,11 @@ ACTIONS: tuple[str, ...] = (
     "backend.create",
     "backend.update",
     "backend.delete",
+    "backend.rename",
     "pool.create",
     "pool.update",
     "pool.delete",
+    "pool.rename",
 )
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(action.split(".", 1)[0] for action in ACTIONS))
 

@@ -47,7 +47,9 @@ BACKEND_FIELDS: Final = (
     "priority",
     "surfaces",
 )
-POOL_FIELDS: Final = ("name", "kind", "strategy", "allowed_groups", "fallback", "backends")
+POOL_FIELDS: Final = (
+    "name", "kind", "strategy", "everyone", "allowed_groups", "fallback", "backends",
+)  # fmt: skip
 FIELDS: Final = {"groups": GROUP_FIELDS, "backends": BACKEND_FIELDS, "pools": POOL_FIELDS}
 
 Path = tuple[str | int, ...]
@@ -101,6 +103,7 @@ def _pool_entry(pool: Any, members: list[str] | None = None) -> dict[str, Any]:
         "name": pool.name,
         "kind": pool.kind,
         "strategy": pool.strategy,
+        "everyone": pool.everyone,
         "allowed_groups": list(pool.allowed_groups or []),
         "fallback": pool.fallback.name if pool.fallback_id else None,
         "backends": members if members is not None else [b.name for b in pool.backends.all()],
@@ -602,7 +605,7 @@ class _Import:
 
             def put(data: dict[str, Any] = data) -> None:
                 fields = validated(GroupIn, data)
-                services.group_put(name=fields.pop("name"), fields=fields)
+                services.group_put(name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR)
 
             self.write(("groups", i), "groups", entry["name"], put)
         if self.prune and "groups" in self.entries:
@@ -612,7 +615,7 @@ class _Import:
                     ("groups",),
                     "groups",
                     group.name,
-                    partial(services.group_delete, group=group),
+                    partial(services.group_delete, group=group, actor=IMPORT_ACTOR),
                     doing=f"deleting group {group.name} (not in the file)",
                 )
 
@@ -657,7 +660,7 @@ class _Import:
             data = {**defaults, **entry, "api_key": key}
 
             def put(data: dict[str, Any] = data) -> None:
-                topology.backend_put(fields=topology.validated(BackendIn, data))
+                topology.backend_put(fields=topology.validated(BackendIn, data), actor=IMPORT_ACTOR)
 
             self.write(("backends", i), "backends", name, put)
         if self.prune and "backends" in self.entries:
@@ -667,7 +670,7 @@ class _Import:
                     ("backends",),
                     "backends",
                     backend.name,
-                    partial(topology.backend_delete, name=backend.name),
+                    partial(topology.backend_delete, name=backend.name, actor=IMPORT_ACTOR),
                     doing=f"deleting backend {backend.name} (not in the file)",
                 )
 
@@ -685,7 +688,9 @@ class _Import:
             data = {k: v for k, v in {**defaults, **entry}.items() if k != "fallback"}
 
             def put(data: dict[str, Any] = data) -> None:
-                topology.pool_put(fields=topology.validated(PoolIn, data, known_groups=known))
+                topology.pool_put(
+                    fields=topology.validated(PoolIn, data, known_groups=known), actor=IMPORT_ACTOR
+                )
 
             if self.write(("pools", i), "pools", entry["name"], put):
                 written.append((i, entry))
@@ -696,14 +701,16 @@ class _Import:
                     ("pools",),
                     "pools",
                     pool.name,
-                    partial(topology.pool_delete, name=pool.name),
+                    partial(topology.pool_delete, name=pool.name, actor=IMPORT_ACTOR),
                     doing=f"deleting pool {pool.name} (not in the file)",
                 )
         for i, entry in written:
             data = {"name": entry["name"], "fallback": entry.get("fallback")}
 
             def link(data: dict[str, Any] = data) -> None:
-                topology.pool_put(fields=topology.validated(PoolIn, data, known_groups=known))
+                topology.pool_put(
+                    fields=topology.validated(PoolIn, data, known_groups=known), actor=IMPORT_ACTOR
+                )
 
             self.write(("pools", i), "pools", entry["name"], link)
 

@@ -158,7 +158,7 @@ class AdminBackendRenameApi(APIView):
     def post(self, request: Request, name: str) -> Response:
         data = topology.validated(RenameIn, request.data)
         try:
-            backend = topology.backend_rename(name=name, new=data["name"])
+            backend = topology.backend_rename(name=name, new=data["name"], actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(_backend_out(backend))
@@ -175,7 +175,7 @@ class AdminPoolRenameApi(APIView):
     def post(self, request: Request, name: str) -> Response:
         data = topology.validated(RenameIn, request.data)
         try:
-            pool = topology.pool_rename(name=name, new=data["name"])
+            pool = topology.pool_rename(name=name, new=data["name"], actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(PoolOut(topology.pool_out(pool)).data)

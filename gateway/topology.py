@@ -294,7 +294,7 @@ def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> 
 
 
 @transaction.atomic
-def backend_rename(*, name: str, new: Any) -> Backend:
+def backend_rename(*, name: str, new: Any, actor: Any = None) -> Backend:
     """A new name for a backend: its pools follow (they hold it by id); live on commit."""
     backend = Backend.objects.filter(name=name).first()
     if backend is None:
@@ -302,12 +302,13 @@ def backend_rename(*, name: str, new: Any) -> Backend:
     if new != name:
         backend.name = _check_new_name(Backend, "backend", new)
         backend.save(update_fields=["name", "updated_at"])
+        audit.record(actor, "backend.rename", backend.name, {"name": name}, {"name": backend.name})
         apply_topology()
     return backend
 
 
 @transaction.atomic
-def pool_rename(*, name: str, new: Any) -> Pool:
+def pool_rename(*, name: str, new: Any, actor: Any = None) -> Pool:
     """A new name for a pool: pools falling back to it follow (they hold it by id)."""
     pool = Pool.objects.filter(name=name).first()
     if pool is None:
@@ -315,6 +316,7 @@ def pool_rename(*, name: str, new: Any) -> Pool:
     if new != name:
         pool.name = _check_new_name(Pool, "pool", new)
         pool.save(update_fields=["name", "updated_at"])
+        audit.record(actor, "pool.rename", pool.name, {"name": name}, {"name": pool.name})
         apply_topology()
     return pool
 

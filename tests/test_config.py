@@ -98,6 +98,18 @@ def test_importing_an_export_changes_nothing_and_writes_nothing(installed):
     assert decrypt(Backend.objects.get(name="gpu1").api_key_encrypted) == "sk-gpu1-secret"
 
 
+def test_a_pool_open_to_everyone_says_so_in_the_file_and_stays_open_through_a_round_trip(
+    installed,
+):
+    pools = {p["name"]: p for p in yaml.safe_load(export_text().text)["pools"]}
+    assert (pools["big"]["everyone"], pools["big"]["allowed_groups"]) == (True, [])
+    assert (pools["chat"]["everyone"], pools["chat"]["allowed_groups"]) == (False, ["research"])
+
+    exported = export_text().text
+    assert {c.status for c in import_text(exported)} == {"unchanged"}
+    assert Pool.objects.get(name="big").everyone
+
+
 def test_an_export_after_changes_through_the_api_imports_as_a_no_op(installed, carol_client):
     def put(path: str, body: dict[str, Any]) -> None:
         answer = carol_client.put(path, body, content_type="application/json")

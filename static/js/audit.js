@@ -11,6 +11,7 @@ const ACTIONS = [
   "group.create",
   "group.update",
   "group.delete",
+  "group.rename",
   "user.create",
   "user.update",
   "user.delete",
@@ -23,9 +24,11 @@ const ACTIONS = [
   "backend.create",
   "backend.update",
   "backend.delete",
+  "backend.rename",
   "pool.create",
   "pool.update",
   "pool.delete",
+  "pool.rename",
 ];
 const KINDS = [...new Set(ACTIONS.map((action) => action.split(".")[0]))];
 const MASKED = "********"; // aiplane/audit.py MASKED: a secret is set, which one is never kept

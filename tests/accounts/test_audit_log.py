@@ -197,6 +197,14 @@ CASES = [
         members=(("bob", ["research"], []),),
     ),
     Case(
+        "a group renamed",
+        "carol",
+        _as("carol", "post", "/api/v0/admin/groups/research/rename", {"name": "science"}),
+        "group.rename",
+        "science",
+        [("name", "research", "science")],
+    ),
+    Case(
         "an account created with a password",
         "carol",
         _as("carol", "post", "/api/v0/admin/users", {"username": "dave", "password": PASSWORD}),
@@ -349,6 +357,14 @@ CASES = [
         [(f, ANY, None) for f in BACKEND_FIELDS],
     ),
     Case(
+        "a backend renamed",
+        "carol",
+        _as("carol", "post", "/api/v0/admin/backends/gpu2/rename", {"name": "gpu-two"}),
+        "backend.rename",
+        "gpu-two",
+        [("name", "gpu2", "gpu-two")],
+    ),
+    Case(
         "a pool created",
         "carol",
         _as(
@@ -395,6 +411,14 @@ CASES = [
             ("fallback", None, None),
             ("backends", ["gpu1"], None),
         ],
+    ),
+    Case(
+        "a pool renamed",
+        "carol",
+        _as("carol", "post", "/api/v0/admin/pools/chat/rename", {"name": "talk"}),
+        "pool.rename",
+        "talk",
+        [("name", "chat", "talk")],
     ),
 ]
 
