@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.allowances import Allowance, above_ceiling, as_json
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken, GatewayGroup, UserProfile
 from accounts.priority import Priority
@@ -34,6 +35,21 @@ def _check_ceiling(*, owner: User, priority: Priority | None) -> bool:
     return resolved.is_admin
 
 
+def _check_allowance_ceiling(*, owner: User, allowance: Allowance | None) -> None:
+    """Refuse a token allowance with a limit above the owner's own (their current groups)."""
+    over = above_ceiling(allowance, resolve(owner).max_allowance)
+    if over:
+        limit = over[0]
+        scope = f" for {limit.model}" if limit.model is not None else ""
+        raise ApiError(
+            403,
+            "allowance_above_ceiling",
+            f"The limit of {limit.limit} {limit.reason.replace('_', ' ')}{scope} is above your "
+            "own allowance.",
+            param="allowance",
+        )
+
+
 @transaction.atomic
 def token_create(
     *,
@@ -42,9 +58,11 @@ def token_create(
     priority: Priority | None = None,
     model_allowlist: Sequence[str] | None = None,
     expires_at: datetime | None = None,
+    allowance: Allowance | None = None,
 ) -> tuple[ApiToken, str]:
     """Create a personal token; answer it with its plaintext, which is never stored."""
     _check_ceiling(owner=owner, priority=priority)
+    _check_allowance_ceiling(owner=owner, allowance=allowance)
     secret = new_secret()
     token = ApiToken.objects.create(
         owner=owner,
@@ -56,6 +74,8 @@ def token_create(
         priority=priority,
         priority_set_by=owner if priority is not None else None,
         priority_set_by_admin=False,  # the owner's own choice: capped by their ceiling later
+        allowance=as_json(allowance),
+        allowance_set_by=owner if allowance is not None else None,
     )
     return token, secret.plaintext
 
@@ -81,6 +101,36 @@ def token_priority_override(*, token: ApiToken, admin: User, priority: Priority 
     # A grant from another administrator stands; on their own token it is an owner's choice.
     token.priority_set_by_admin = admin.pk != token.owner_id
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
+    return token
+
+
+_ALLOWANCE_FIELDS = ["allowance", "allowance_set_by", "allowance_set_by_admin"]
+
+
+@transaction.atomic
+def token_allowance_set(
+    *, token: ApiToken, actor: User, allowance: Allowance | None
+) -> ApiToken:
+    """The owner's own change: each limit at most their own, checked on every save; it then
+    applies together with their inherited allowance, so it can only ever lower it."""
+    _check_allowance_ceiling(owner=actor, allowance=allowance)
+    token.allowance = as_json(allowance)
+    token.allowance_set_by = actor
+    token.allowance_set_by_admin = False  # as with priority: it follows the owner's ceiling
+    token.save(update_fields=_ALLOWANCE_FIELDS)
+    return token
+
+
+@transaction.atomic
+def token_allowance_override(
+    *, token: ApiToken, admin: User, allowance: Allowance | None
+) -> ApiToken:
+    """An administrator's unrestricted change (the caller checked the rights): on another's
+    token it stands alone, above the owner's allowance if it says so."""
+    token.allowance = as_json(allowance)
+    token.allowance_set_by = admin
+    token.allowance_set_by_admin = admin.pk != token.owner_id
+    token.save(update_fields=_ALLOWANCE_FIELDS)
     return token
 
 

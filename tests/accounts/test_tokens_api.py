@@ -49,6 +49,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
+        "allowance": token.allowance,
+        "effective_allowance": [],
     }
     return body | overrides
 
@@ -236,6 +238,8 @@ def test_details_show_saved_priorities_my_inherited_priority_ceiling_and_the_swi
         "owner_priority": "high",
         "max_priority": "high",
         "priority_enabled": True,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 
@@ -249,6 +253,8 @@ def test_details_report_the_capped_effective_class_after_losing_a_group(
         "owner_priority": "medium",
         "max_priority": "medium",
         "priority_enabled": False,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 
