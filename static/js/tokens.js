@@ -1,5 +1,6 @@
 // Personal API tokens: the list with a Priority tile per token, the create dialog, the plaintext
 // shown once, revoke, rotate and delete. Talks to /api/v0/tokens.
+import { tokenAllowanceControl } from "./allowances.js";
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
@@ -105,6 +106,12 @@ function renderToken(token) {
       select,
       tileStatus,
       tileAlert,
+    ),
+    h(
+      "div",
+      { class: "tile allowance-tile" },
+      h("span", { class: "tile-label" }, t("allowance-legend")),
+      tokenAllowanceControl({ token, admin: false, ownerAllowance: () => details.owner_allowance, status: tileStatus }),
     ),
     actions,
   );
