@@ -17,7 +17,7 @@ one model only. It resolves like priority (accounts/priority.py):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -228,6 +228,20 @@ class Counted:
 
     subject: str
     limit: Limit
+    # Made once, for the request path: its counter's key (a str, whose hash Python keeps), what
+    # it counts (0 requests, 1 tokens, 2 input, 3 output) and its window (0 minute, 1 day, 2
+    # month) as indexes.
+    key: str = field(init=False, compare=False, repr=False)
+    kind: int = field(init=False, compare=False, repr=False)
+    span: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        limit = self.limit
+        model = "*" if limit.model is None else "=" + limit.model
+        key = f"{self.subject}|{limit.measure.value}|{limit.window.value}|{model}"
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "kind", list(Measure).index(limit.measure))
+        object.__setattr__(self, "span", list(Window).index(limit.window))
 
 
 def counted(resolution: Resolution, *, user_id: int, token_id: int | None) -> tuple[Counted, ...]:

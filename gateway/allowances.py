@@ -22,6 +22,7 @@ changes never wait, so two requests cannot both take the last unit) and start em
 from __future__ import annotations
 
 import calendar
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +37,7 @@ DEFAULT_OUTPUT_RESERVE = 1024  # tokens reserved for a request that does not bou
 _OUTPUT_FIELDS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 _REQUESTS, _TOKENS = Measure.REQUESTS, Measure.TOKENS
 _INPUT, _OUTPUT = Measure.INPUT, Measure.OUTPUT
-_MINUTE, _DAY = Window.MINUTE, Window.DAY
+_MINUTE, _DAY, _MONTH = Window.MINUTE, Window.DAY, Window.MONTH
 
 
 class AllowanceExceeded(TooManyRequests):
@@ -68,10 +69,27 @@ class Windows:
     """The current window of each kind as (number, end in unix time); the month is calendar
     arithmetic, so it is kept until it ends rather than worked out per request."""
 
-    __slots__ = ("_month",)
+    __slots__ = ("_month", "_spans")
 
     def __init__(self) -> None:
         self._month = (0, -math.inf, -math.inf)  # number, start, end
+        self._spans: tuple[tuple[tuple[int, float], ...], float, float] = ((), 0.0, -1.0)
+
+    def all(self, now: float) -> tuple[tuple[int, float], ...]:
+        """(number, end) of the current minute, day and month, in that order; worked out once
+        per minute."""
+        spans, start, end = self._spans
+        if start <= now < end:
+            return spans
+        minute = int(now // 60)
+        day = int(now // 86400)
+        spans = (
+            (minute, (minute + 1) * 60.0),
+            (day, (day + 1) * 86400.0),
+            self.current(_MONTH, now),
+        )
+        self._spans = (spans, minute * 60.0, (minute + 1) * 60.0)
+        return spans
 
     def current(self, window: Window, now: float) -> tuple[int, float]:
         if window is _MINUTE:
@@ -107,20 +125,10 @@ def estimate(body: dict[str, Any], body_size: int, *, embedding: bool) -> tuple[
     return prompt, DEFAULT_OUTPUT_RESERVE
 
 
-def _amount(measure: Measure, input_: int, output: int) -> int:
-    if measure is _TOKENS:
-        return input_ + output
-    if measure is _INPUT:
-        return input_
-    if measure is _OUTPUT:
-        return output
-    return 1
-
-
 # ----- the answer's headers -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ costs several times more
 class Standing:
     """The tightest limit of one kind (requests, or tokens) after this request: for headers."""
 
@@ -133,7 +141,11 @@ def _duration(seconds: float) -> str:
     """OpenAI's reset form: `20ms`, `1s`, `6m0s`, `3h2m5s`."""
     if seconds < 1:
         return f"{max(0, int(seconds * 1000))}ms"
-    whole = math.ceil(seconds)
+    return _whole_duration(math.ceil(seconds))
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole_duration(whole: int) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
@@ -143,8 +155,21 @@ def _duration(seconds: float) -> str:
     return f"{secs}s"
 
 
-def _rfc3339(at: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(math.ceil(at)))
+@functools.lru_cache(maxsize=64)
+def _rfc3339(at: int) -> bytes:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at)).encode()
+
+
+_NAMES = {
+    (kind, anthropic): tuple(
+        (
+            f"anthropic-ratelimit-{kind}-{part}" if anthropic else f"x-ratelimit-{part}-{kind}"
+        ).encode()
+        for part in ("limit", "remaining", "reset")
+    )
+    for kind in ("requests", "tokens")
+    for anthropic in (False, True)
+}
 
 
 def rate_limit_headers(
@@ -155,21 +180,16 @@ def rate_limit_headers(
     for kind, standing in (("requests", requests), ("tokens", tokens)):
         if standing is None:
             continue
+        limit, remaining, reset = _NAMES[kind, anthropic]
         if anthropic:
-            prefix = f"anthropic-ratelimit-{kind}-"
-            reset = _rfc3339(standing.reset_at)
-            out += [
-                ((prefix + "limit").encode(), str(standing.limit).encode()),
-                ((prefix + "remaining").encode(), str(standing.remaining).encode()),
-                ((prefix + "reset").encode(), reset.encode()),
-            ]
+            when = _rfc3339(math.ceil(standing.reset_at))
         else:
-            reset = _duration(standing.reset_at - now)
-            out += [
-                (f"x-ratelimit-limit-{kind}".encode(), str(standing.limit).encode()),
-                (f"x-ratelimit-remaining-{kind}".encode(), str(standing.remaining).encode()),
-                (f"x-ratelimit-reset-{kind}".encode(), reset.encode()),
-            ]
+            when = _duration(standing.reset_at - now).encode()
+        out += (
+            (limit, b"%d" % standing.limit),
+            (remaining, b"%d" % max(0, standing.remaining)),
+            (reset, when),
+        )
     return out
 
 
@@ -186,12 +206,8 @@ class _Counter:
         self.used = 0
         self.reserved = 0
 
-    def roll(self, window: int) -> None:
-        if self.window != window:
-            self.window, self.used = window, 0
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Demand:
     """What one request asks of the counters: its limits, model and estimated tokens."""
 
@@ -210,7 +226,7 @@ class Ticket:
     def __init__(
         self,
         store: MemoryCounters,
-        held: list[tuple[_Counter, Measure, Window, int]],
+        held: list[tuple[_Counter, int, int, int]],
         requests: Standing | None,
         tokens: Standing | None,
     ) -> None:
@@ -220,10 +236,17 @@ class Ticket:
         self.tokens = tokens
         self.settled = False
 
-    def settle(self, input_tokens: int | None, output_tokens: int | None) -> None:
+    def settle(
+        self, input_tokens: int | None, output_tokens: int | None, *, answered: bool = False
+    ) -> None:
+        """Release the reservations and count the usage. An answered request whose engine
+        reported no usage counts what it reserved: a silent engine must not make tokens free."""
         if self.settled:
             return
         self.settled = True
+        if input_tokens is None and output_tokens is None and answered:
+            self._store.settle(self._held, None, None)
+            return
         self._store.settle(self._held, input_tokens or 0, output_tokens or 0)
 
 
@@ -236,6 +259,8 @@ class CounterStore(Protocol):
 
     def usage(self, subject: str, limit: Any) -> tuple[int, int]: ...  # used, reserved
 
+    # (The usage page reads `usage` from a Django thread: an implementation keeps it read-only.)
+
 
 class MemoryCounters:
     """Counters in this process's memory: exact, since nothing between a check and its update
@@ -244,7 +269,7 @@ class MemoryCounters:
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock  # unix time: windows are calendar ones
         self.windows = Windows()
-        self._counters: dict[tuple[str, Any], _Counter] = {}
+        self._counters: dict[str, _Counter] = {}
 
     def __len__(self) -> int:
         return len(self._counters)
@@ -255,67 +280,85 @@ class MemoryCounters:
     def admit_now(self, demand: Demand) -> Ticket:
         """Check every limit that applies, then take from all of them, or from none."""
         now = self.clock()
-        windows = self.windows
+        spans = self.windows.all(now)
         counters = self._counters
-        checks: list[tuple[_Counter, Counted, int, float]] = []
+        model = demand.model
+        input_, output = demand.input, demand.output
+        needs = (1, input_ + output, input_, output)  # by kind: requests, tokens, input, output
+        checks: list[tuple[_Counter, Counted, int]] = []
         refusal: tuple[Counted, int, int, float] | None = None
         for counted in demand.limits:
             limit = counted.limit
-            if limit.model is not None and limit.model != demand.model:
+            if limit.model is not None and limit.model != model:
                 continue
-            key = (counted.subject, limit.key)
-            counter = counters.get(key)
+            counter = counters.get(counted.key)
             if counter is None:
-                counter = counters[key] = _Counter()
-            number, end = windows.current(limit.window, now)
-            counter.roll(number)
-            need = min(_amount(limit.measure, demand.input, demand.output), limit.limit)
-            left = limit.limit - counter.used - counter.reserved
+                counter = counters[counted.key] = _Counter()
+            number, end = spans[counted.span]
+            if counter.window != number:
+                counter.window, counter.used = number, 0
+            cap = limit.limit
+            need = needs[counted.kind]
+            if need > cap:
+                need = cap
+            left = cap - counter.used - counter.reserved
             if left <= 0 or need > left:
                 # Of several limits exceeded, the one that frees up last says when to retry.
                 if refusal is None or end > refusal[3]:
                     refusal = (counted, need, left, end)
                 continue
-            checks.append((counter, counted, need, end))
+            checks.append((counter, counted, need))
         if refusal is not None:
             counted, need, left, end = refusal
-            raise _exceeded(counted, demand.model, need, left, now, end - now)
-        held: list[tuple[_Counter, Measure, Window, int]] = []
-        requests: Standing | None = None
-        tokens: Standing | None = None
-        for counter, counted, need, end in checks:
-            limit = counted.limit
-            if limit.measure is _REQUESTS:
+            raise _exceeded(counted, model, need, left, now, end - now)
+        held: list[tuple[_Counter, int, int, int]] = []
+        requests = tokens = None  # (left, cap, end) of the tightest limit of each kind
+        for counter, counted, need in checks:
+            cap = counted.limit.limit
+            kind = counted.kind
+            if kind == 0:
                 counter.used += 1
+                left = cap - counter.used - counter.reserved
+                if requests is None or left < requests[0]:
+                    requests = (left, cap, spans[counted.span][1])
             else:
                 counter.reserved += need
-                held.append((counter, limit.measure, limit.window, need))
-            left = limit.limit - counter.used - counter.reserved
-            standing = requests if limit.measure is _REQUESTS else tokens
-            if standing is None or left < standing.remaining:
-                standing = Standing(limit.limit, left, end)
-                if limit.measure is _REQUESTS:
-                    requests = standing
-                else:
-                    tokens = standing
-        return Ticket(self, held, requests, tokens)
+                held.append((counter, kind, counted.span, need))
+                left = cap - counter.used - counter.reserved
+                if tokens is None or left < tokens[0]:
+                    tokens = (left, cap, spans[counted.span][1])
+        return Ticket(
+            self,
+            held,
+            None if requests is None else Standing(requests[1], requests[0], requests[2]),
+            None if tokens is None else Standing(tokens[1], tokens[0], tokens[2]),
+        )
 
     def settle(
-        self, held: list[tuple[_Counter, Measure, Window, int]], input_: int, output: int
+        self, held: list[tuple[_Counter, int, int, int]], input_: int | None, output: int | None
     ) -> None:
-        now = self.clock()
-        for counter, measure, window, reserved in held:
+        """Release each reservation and count the usage (None, None: what was reserved)."""
+        if not held:
+            return
+        spans = self.windows.all(self.clock())
+        unknown = input_ is None and output is None
+        input_, output = input_ or 0, output or 0
+        used = (1, input_ + output, input_, output)
+        for counter, kind, span, reserved in held:
             counter.reserved -= reserved
-            counter.roll(self.windows.current(window, now)[0])
-            counter.used += _amount(measure, input_, output)
+            number = spans[span][0]
+            if counter.window != number:
+                counter.window, counter.used = number, 0
+            counter.used += reserved if unknown else used[kind]
 
     def usage(self, subject: str, limit: Any) -> tuple[int, int]:
-        """(used in the current window, reserved by requests in flight) of one limit."""
-        counter = self._counters.get((subject, limit.key))
+        """(used in the current window, reserved by requests in flight) of one limit; only
+        reads, so another thread (a view) may ask too."""
+        counter = self._counters.get(Counted(subject, limit).key)
         if counter is None:
             return 0, 0
-        counter.roll(self.windows.current(limit.window, self.clock())[0])
-        return counter.used, counter.reserved
+        current = Windows().current(limit.window, self.clock())[0]
+        return (counter.used if counter.window == current else 0), counter.reserved
 
 
 def _exceeded(

@@ -276,7 +276,11 @@ class GatewayApp:
             gone.cancel()
             # The one release of the reservation, whatever ended the request: the relay has put
             # the engine's usage on the record by now (none: nothing was generated).
-            ticket.settle(record.input_tokens, record.output_tokens)
+            ticket.settle(
+                record.input_tokens,
+                record.output_tokens,
+                answered=record.first_byte_ms is not None,
+            )
 
     async def _allow(
         self,

@@ -230,3 +230,23 @@ def test_a_request_is_estimated_from_its_size_and_the_output_it_may_ask_for(
     body: dict, size: int, embedding: bool, expected: tuple[int, int]
 ) -> None:
     assert estimate(body, size, embedding=embedding) == expected
+
+
+def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved() -> None:
+    store, _ = store_at(at(2026, 12, 1))
+    limit = Limit(TOK, DAY, 1000)
+    store.admit_now(demand(limit, input=100, output=50)).settle(None, None, answered=True)
+    assert store.usage("u1", limit) == (150, 0)
+    # Not answered (it failed, or left, before a byte): nothing was generated, nothing counts.
+    store.admit_now(demand(limit, input=100, output=50)).settle(None, None)
+    assert store.usage("u1", limit) == (150, 0)
+
+
+def test_reading_the_usage_of_a_past_window_changes_nothing() -> None:
+    store, clock = store_at(at(2026, 12, 1, 10, 0, 30))
+    limit = Limit(REQ, MIN, 5)
+    store.admit_now(demand(limit))
+    clock.now = at(2026, 12, 1, 10, 1)
+    assert store.usage("u1", limit) == (0, 0)
+    clock.now = at(2026, 12, 1, 10, 0, 40)  # back in the first minute (a view read in between)
+    assert store.usage("u1", limit) == (1, 0)
