@@ -238,10 +238,6 @@ class GatewayApp:
                 retry_after=5,
             )
 
-        # Over its allowance it never waits: checked (and its estimate reserved) before admission.
-        ticket = None
-        if caller.allowance:
-            ticket = await self._allow(caller, surface, body, raw, model, cls)
         queue = rt.queue
         affinity = _affinity_key(body) if route.strategy == "prefix_affinity" else None
         # wspt's cost: the whole body's size (about 4 bytes a token), so no field escapes it.
@@ -256,14 +252,18 @@ class GatewayApp:
             owner=caller.username,
             tag=record,
         )
-        # Resolves when the client goes away; raced against admission and the upstream answer.
-        gone = asyncio.ensure_future(_disconnected(receive))
-        if ticket is None:
+        if not caller.allowance:
+            # Resolves when the client goes away; raced against admission and the answer.
+            gone = asyncio.ensure_future(_disconnected(receive))
             try:
                 await self._admit_and_forward(send, surface, body, w, gone, record, large)
             finally:
                 gone.cancel()
             return
+        # Over its allowance it never waits: checked (and its estimate reserved) before
+        # admission, and from here on released in the one `finally` below.
+        ticket = await self._allow(caller, surface, body, raw, model, cls)
+        gone = asyncio.ensure_future(_disconnected(receive))
         extra = rate_limit_headers(
             ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
         )
