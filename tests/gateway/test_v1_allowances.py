@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from accounts.allowances import Limit, Measure, Window
+from accounts.models import GatewayGroup
 from aiplane.catalog import settings_update
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
@@ -33,9 +34,8 @@ TPM = {"measure": "tokens", "window": "minute"}
 class Person:
     def __init__(self, username: str, *limits: dict[str, Any], token: Any = None) -> None:
         self.user = make_user(username)
-        make_group(f"{username}-limits", members=[self.user]).__class__.objects.filter(
-            name=f"{username}-limits"
-        ).update(allowance=list(limits))
+        group = make_group(f"{username}-limits", members=[self.user])
+        GatewayGroup.objects.filter(pk=group.pk).update(allowance=list(limits))
         self.token, self.key = make_token_with_secret(
             self.user, name=f"{username}-token", **(token or {})
         )
@@ -275,8 +275,8 @@ def test_concurrent_requests_never_exceed_a_requests_limit(gateway: Any, engine:
 def test_concurrent_requests_never_exceed_a_tokens_limit(gateway: Any, make_sim: Any) -> None:
     slow = make_sim(tokens=3, token_delay=0.05)
     add_backend("solo", slow.url)
-    # Each reserves 1 prompt token (4 bytes a token, capped below) ... the body's size / 4 plus
-    # max_tokens 10: about 30; a 100-token limit fits three at once, never a fourth.
+    # Each reserves its body's size / 4 plus max_tokens 10 (about 35 tokens): a 100-token limit
+    # holds two at once, and what they used counts before the next may start.
     alice = Person("alice", {"measure": "tokens", "window": "day", "limit": 100})
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = list(pool.map(lambda i: chat(gateway, alice.key, "x", max_tokens=10), range(8)))
