@@ -136,7 +136,7 @@ def test_a_refusal_is_recorded_and_counted_by_reason_and_class(gateway: Any, eng
     assert chat(gateway, alice.key).status_code == 200
     assert chat(gateway, alice.key).status_code == 429
 
-    wait_until(lambda: ActivityRecord.objects.count() == 2, "two records")
+    wait_until(lambda: ActivityRecord.objects.count() == 2, "two records", 30)
     refused = ActivityRecord.objects.order_by("id").last()
     assert (refused.outcome, refused.status, refused.backend) == ("limited", 429, "")
     scraped = scrape(gateway)
