@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.allowances import Resolution, as_json, resolve_allowance
 from accounts.api_auth import IsGatewayAdmin, enforce_csrf, resolved_for
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken
@@ -23,6 +24,7 @@ from accounts.rbac import Resolved, resolve_many
 from accounts.serializers import (
     AdminTokenListOut,
     AdminTokenOut,
+    AllowanceIn,
     CsrfOut,
     ErrorOut,
     GroupIn,
@@ -50,7 +52,7 @@ from aiplane.catalog import setting
 _ERROR_MEANINGS = {
     400: "Invalid request (code names the rule, param the field).",
     401: "No signed-in session.",
-    403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling).",
+    403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling, allowance_above_ceiling).",
     404: "No such object, or not yours.",
     409: "Conflicts with the current state.",
     429: "Too many failed sign-in attempts (code too_many_attempts); wait Retry-After seconds.",
@@ -87,17 +89,37 @@ def _effective_for(resolved: Callable[[ApiToken], Resolved]) -> Callable[[ApiTok
     return effective
 
 
+def _resolution_for(
+    resolved: Callable[[ApiToken], Resolved],
+) -> Callable[[ApiToken], Resolution]:
+    def resolution(token: ApiToken) -> Resolution:
+        owner = resolved(token)
+        return resolve_allowance(
+            token.allowance_limits, token.allowance_set_by_admin, owner.allowance, owner.is_admin
+        )
+
+    return resolution
+
+
 def _personal(request: Request, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Serializer context for the signed-in owner's own tokens."""
     owner = resolved_for(request)
-    return {"effective": _effective_for(lambda _token: owner), **(extra or {})}
+    return {
+        "effective": _effective_for(lambda _token: owner),
+        "resolution": _resolution_for(lambda _token: owner),
+        **(extra or {}),
+    }
 
 
 def _admin_tokens(tokens: Iterable[ApiToken]) -> dict[str, Any]:
     """Serializer context for tokens of many owners: every owner resolved in one go."""
     tokens = list(tokens)
     resolved = resolve_many({t.owner_id: t.owner for t in tokens}.values())
-    return {"resolved": resolved, "effective": _effective_for(lambda t: resolved[t.owner_id])}
+    return {
+        "resolved": resolved,
+        "effective": _effective_for(lambda t: resolved[t.owner_id]),
+        "resolution": _resolution_for(lambda t: resolved[t.owner_id]),
+    }
 
 
 # --- session ------------------------------------------------------------------------------
@@ -216,6 +238,8 @@ class TokenDetailsApi(APIView):
             "owner_priority": resolved.inherited.label,
             "max_priority": resolved.max_priority.label,
             "priority_enabled": bool(setting("gateway.priority_enabled")),
+            "owner_allowance": as_json(resolved.allowance),
+            "allowance_ceiling": None if resolved.is_admin else as_json(resolved.allowance),
         }
         return Response(body)
 
@@ -242,6 +266,22 @@ class TokenPriorityApi(APIView):
         data = _valid(PriorityIn, request)
         token = services.token_priority_set(
             token=token, actor=request.user, priority=data["priority"]
+        )
+        return Response(TokenOut(token, context=_personal(request)).data)
+
+
+class TokenAllowanceApi(APIView):
+    @extend_schema(
+        tags=["tokens"],
+        summary="Set my token's own limits (each at most my own; null inherits mine)",
+        request=AllowanceIn,
+        responses={200: TokenOut, **_errors(400, 401, 403, 404)},
+    )
+    def put(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_of(owner=request.user, token_id=token_id)
+        data = _valid(AllowanceIn, request)
+        token = services.token_allowance_set(
+            token=token, actor=request.user, allowance=data["allowance"]
         )
         return Response(TokenOut(token, context=_personal(request)).data)
 
@@ -297,6 +337,8 @@ class AdminGroupsApi(AdminApi):
         data = _valid(GroupIn, request)
         name = data.pop("name")
         members = data.pop("members", None)
+        if "allowance" in data:
+            data["allowance"] = as_json(data["allowance"])  # stored in the API's own form
         group, created = services.group_put(
             name=name, fields=data, members=members, actor=request.user
         )
@@ -402,6 +444,23 @@ class AdminTokenPriorityApi(AdminApi):
         token = selectors.token_get(token_id=token_id)
         data = _valid(PriorityIn, request)
         services.token_priority_override(token=token, admin=request.user, priority=data["priority"])
+        token = selectors.token_get(token_id=token_id)
+        return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
+
+
+class AdminTokenAllowanceApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Set any token's limits (on another's token they stand alone; null inherits)",
+        request=AllowanceIn,
+        responses={200: AdminTokenOut, **_errors(400, 401, 403, 404)},
+    )
+    def put(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_get(token_id=token_id)
+        data = _valid(AllowanceIn, request)
+        services.token_allowance_override(
+            token=token, admin=request.user, allowance=data["allowance"]
+        )
         token = selectors.token_get(token_id=token_id)
         return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -24,6 +25,7 @@ from django.db import close_old_connections
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.allowances import Counted, Resolution, counted, resolve_allowance
 from accounts.models import ApiToken
 from accounts.priority import Priority, effective_class
 from accounts.rbac import resolve
@@ -41,6 +43,8 @@ class CallerContext:
     model_allowlist: frozenset[str] | None  # None: every model the groups allow
     priority: Priority  # the effective class (owner-set overrides capped at the ceiling)
     inherited: Priority
+    # The limits its requests are counted against, each with whose counter (empty: none).
+    allowance: tuple[Counted, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +128,25 @@ def _token_context(token: ApiToken | None) -> _Loaded:
             token.priority_class, token.priority_set_by_admin, resolved.inherited, resolved.is_admin
         ),
         inherited=resolved.inherited,
+        allowance=counted(
+            resolve_allowance(
+                _token_allowance(token),
+                token.allowance_set_by_admin,
+                resolved.allowance,
+                resolved.is_admin,
+            ),
+            user_id=owner.pk,
+            token_id=token.pk,
+        ),
     )
     return context, token.expires_at
+
+
+def _token_allowance(token: ApiToken) -> Any:
+    try:
+        return token.allowance_limits
+    except ValueError:
+        return None  # unreadable (written behind the API's back): inherit rather than fail
 
 
 def _load_user(user_id: str) -> _Loaded:
@@ -143,6 +164,9 @@ def _load_user(user_id: str) -> _Loaded:
         model_allowlist=None,
         priority=resolved.inherited,
         inherited=resolved.inherited,
+        allowance=counted(
+            Resolution(person=resolved.allowance, token=()), user_id=user.pk, token_id=None
+        ),
     )
     return context, None
 

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.allowances import Allowance, above_ceiling, as_json
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken, GatewayGroup, UserProfile
 from accounts.priority import Priority
@@ -39,6 +40,8 @@ def token_snapshot(token: ApiToken) -> dict[str, Any]:
         "priority": _label(token.priority),
         "priority_set_by_admin": token.priority_set_by_admin,
         "model_allowlist": token.model_allowlist,
+        "allowance": token.allowance,
+        "allowance_set_by_admin": token.allowance_set_by_admin,
         "expires_at": token.expires_at,
         "revoked_at": token.revoked_at,
     }
@@ -55,6 +58,7 @@ def group_snapshot(group: GatewayGroup) -> dict[str, Any]:
         "is_admin": group.is_admin,
         "is_default": group.is_default,
         "priority": _label(group.priority),
+        "allowance": group.allowance,
         "members": sorted(group.members.values_list("username", flat=True)),
     }
 
@@ -84,6 +88,21 @@ def _check_ceiling(*, owner: User, priority: Priority | None) -> bool:
     return resolved.is_admin
 
 
+def _check_allowance_ceiling(*, owner: User, allowance: Allowance | None) -> None:
+    """Refuse a token allowance with a limit above the owner's own (their current groups)."""
+    over = above_ceiling(allowance, resolve(owner).max_allowance)
+    if over:
+        limit = over[0]
+        scope = f" for {limit.model}" if limit.model is not None else ""
+        raise ApiError(
+            403,
+            "allowance_above_ceiling",
+            f"The limit of {limit.limit} {limit.reason.replace('_', ' ')}{scope} is above your "
+            "own allowance.",
+            param="allowance",
+        )
+
+
 @transaction.atomic
 def token_create(
     *,
@@ -93,12 +112,14 @@ def token_create(
     model_allowlist: Sequence[str] | None = None,
     expires_at: datetime | None = None,
     actor: Actor = None,
+    allowance: Allowance | None = None,
 ) -> tuple[ApiToken, str]:
     """Create a personal token; answer it with its plaintext, which is never stored.
 
     The actor is the owner unless another is named (a command creating a demo token).
     """
     _check_ceiling(owner=owner, priority=priority)
+    _check_allowance_ceiling(owner=owner, allowance=allowance)
     secret = new_secret()
     token = ApiToken.objects.create(
         owner=owner,
@@ -110,6 +131,8 @@ def token_create(
         priority=priority,
         priority_set_by=owner if priority is not None else None,
         priority_set_by_admin=False,  # the owner's own choice: capped by their ceiling later
+        allowance=as_json(allowance),
+        allowance_set_by=owner if allowance is not None else None,
     )
     audit.record(actor or owner, "token.create", _token_target(token), None, token_snapshot(token))
     return token, secret.plaintext
@@ -141,6 +164,41 @@ def token_priority_override(*, token: ApiToken, admin: User, priority: Priority 
     token.save(update_fields=["priority", "priority_set_by", "priority_set_by_admin"])
     after = token_snapshot(token)
     audit.record(admin, "token.priority_override", _token_target(token), before, after)
+    return token
+
+
+_ALLOWANCE_FIELDS = ["allowance", "allowance_set_by", "allowance_set_by_admin"]
+
+
+@transaction.atomic
+def token_allowance_set(
+    *, token: ApiToken, actor: User, allowance: Allowance | None
+) -> ApiToken:
+    """The owner's own change: each limit at most their own, checked on every save; it then
+    applies together with their inherited allowance, so it can only ever lower it."""
+    _check_allowance_ceiling(owner=actor, allowance=allowance)
+    before = token_snapshot(token)
+    token.allowance = as_json(allowance)
+    token.allowance_set_by = actor
+    token.allowance_set_by_admin = False  # as with priority: it follows the owner's ceiling
+    token.save(update_fields=_ALLOWANCE_FIELDS)
+    audit.record(actor, "token.allowance", _token_target(token), before, token_snapshot(token))
+    return token
+
+
+@transaction.atomic
+def token_allowance_override(
+    *, token: ApiToken, admin: User, allowance: Allowance | None
+) -> ApiToken:
+    """An administrator's unrestricted change (the caller checked the rights): on another's
+    token it stands alone, above the owner's allowance if it says so."""
+    before = token_snapshot(token)
+    token.allowance = as_json(allowance)
+    token.allowance_set_by = admin
+    token.allowance_set_by_admin = admin.pk != token.owner_id
+    token.save(update_fields=_ALLOWANCE_FIELDS)
+    after = token_snapshot(token)
+    audit.record(admin, "token.allowance_override", _token_target(token), before, after)
     return token
 
 

@@ -21,6 +21,9 @@ urlpatterns = [
     path("tokens/<int:token_id>", api.TokenItemApi.as_view(), name="token"),
     path("tokens/<int:token_id>/priority", api.TokenPriorityApi.as_view(), name="token-priority"),
     path("tokens/<int:token_id>/revoke", api.TokenRevokeApi.as_view(), name="token-revoke"),
+    path(
+        "tokens/<int:token_id>/allowance", api.TokenAllowanceApi.as_view(), name="token-allowance"
+    ),
     path("tokens/<int:token_id>/rotate", api.TokenRotateApi.as_view(), name="token-rotate"),
     path("admin/groups", api.AdminGroupsApi.as_view(), name="admin-groups"),
     path("admin/groups/<name:name>", api.AdminGroupItemApi.as_view(), name="admin-group"),
@@ -42,6 +45,11 @@ urlpatterns = [
         "admin/tokens/<int:token_id>/priority",
         api.AdminTokenPriorityApi.as_view(),
         name="admin-token-priority",
+    ),
+    path(
+        "admin/tokens/<int:token_id>/allowance",
+        api.AdminTokenAllowanceApi.as_view(),
+        name="admin-token-allowance",
     ),
     path("admin/settings", api.AdminSettingsApi.as_view(), name="admin-settings"),
     path("admin/audit", AdminAuditApi.as_view(), name="admin-audit"),

@@ -36,6 +36,8 @@ ACTIONS: tuple[str, ...] = (
     "token.create",
     "token.priority",
     "token.priority_override",
+    "token.allowance",
+    "token.allowance_override",
     "token.revoke",
     "token.rotate",
     "token.delete",

@@ -33,7 +33,7 @@ MAX_NODES: Final = 100_000  # aliases can make a small file expand without bound
 IMPORT_ACTOR: Final = "manage.py config import"
 
 # The fields of each entry, in the order an export writes them (the admin API's names).
-GROUP_FIELDS: Final = ("name", "description", "is_admin", "is_default", "priority")
+GROUP_FIELDS: Final = ("name", "description", "is_admin", "is_default", "priority", "allowance")
 BACKEND_FIELDS: Final = (
     "name",
     "base_url",
@@ -66,6 +66,7 @@ def _group_entry(group: Any) -> dict[str, Any]:
         "is_admin": group.is_admin,
         "is_default": group.is_default,
         "priority": None if priority is None else priority.label,
+        "allowance": group.allowance,  # stored in the API's own form
     }
 
 
@@ -595,6 +596,7 @@ class _Import:
 
     def apply_groups(self) -> None:
         from accounts import services
+        from accounts.allowances import as_json
         from accounts.models import GatewayGroup
         from accounts.serializers import GroupIn
         from gateway.topology import validated
@@ -605,6 +607,8 @@ class _Import:
 
             def put(data: dict[str, Any] = data) -> None:
                 fields = validated(GroupIn, data)
+                if "allowance" in fields:
+                    fields["allowance"] = as_json(fields["allowance"])
                 services.group_put(name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR)
 
             self.write(("groups", i), "groups", entry["name"], put)

@@ -30,6 +30,7 @@ from gateway.admission import (
     Waiter,
     route_or_wait,
 )
+from gateway.allowances import AllowanceExceeded, Demand, Ticket, estimate, rate_limit_headers
 from gateway.errors import (
     BadRequest,
     CapacityTimeout,
@@ -258,12 +259,58 @@ class GatewayApp:
             owner=caller.username,
             tag=record,
         )
-        # Resolves when the client goes away; raced against admission and the upstream answer.
+        if not caller.allowance:
+            # Resolves when the client goes away; raced against admission and the answer.
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                await self._admit_and_forward(send, surface, body, w, gone, record, large)
+            finally:
+                gone.cancel()
+            return
+        # Over its allowance it never waits: checked (and its estimate reserved) before
+        # admission, and from here on released in the one `finally` below.
+        ticket = await self._allow(caller, surface, body, raw, model, cls)
         gone = asyncio.ensure_future(_disconnected(receive))
+        extra = rate_limit_headers(
+            ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
+        )
         try:
-            await self._admit_and_forward(send, surface, body, w, gone, record, large)
+            await self._admit_and_forward(send, surface, body, w, gone, record, large, extra)
+        except GatewayError as err:
+            err.extra_headers = extra
+            raise
         finally:
             gone.cancel()
+            # The one release of the reservation, whatever ended the request: the relay has put
+            # the engine's usage on the record by now (none: nothing was generated).
+            ticket.settle(
+                record.input_tokens,
+                record.output_tokens,
+                answered=record.first_byte_ms is not None,
+            )
+
+    async def _allow(
+        self,
+        caller: Any,
+        surface: Surface,
+        body: dict[str, Any],
+        raw: bytes,
+        model: str,
+        cls: int,
+    ) -> Ticket:
+        """Take the request's share of its allowance, or refuse it (429) before it waits."""
+        rt = self.runtime
+        input_tokens, output_tokens = estimate(body, len(raw), embedding=surface.kind != "chat")
+        try:
+            return await rt.allowances.admit(
+                Demand(caller.allowance, model, input_tokens, output_tokens)
+            )
+        except AllowanceExceeded as err:
+            rt.metrics.refused_by_allowance(err.reason, cls)
+            err.extra_headers = rate_limit_headers(
+                err.requests, err.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
+            )
+            raise
 
     async def _count_tokens(
         self, scope: Scope, receive: Receive, send: Send, surface: Surface, record: activity.Entry
@@ -334,6 +381,7 @@ class GatewayApp:
         gone: asyncio.Future[Any],
         record: activity.Entry,
         large: bool = False,
+        extra_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         """Wait for a slot, relay, and on a failure before any byte try another replica."""
         rt = self.runtime
@@ -377,7 +425,7 @@ class GatewayApp:
                     )
                 relay = Relay(
                     rt.session, up, acquired, send=send, gone=gone, record=record,
-                    timeouts=rt.timeouts,
+                    timeouts=rt.timeouts, extra_headers=extra_headers,
                 )  # fmt: skip
                 try:
                     await relay.run(surface, body, large=large)

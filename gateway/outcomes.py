@@ -15,6 +15,7 @@ class Outcome(StrEnum):
     CANCELLED = "cancelled"  # the client left before its answer started (499)
     REJECTED = "rejected"  # a bounded queue turned it away (429)
     REFUSED = "refused"  # a caller's own fault: bad token, body, hint or model (4xx)
+    LIMITED = "limited"  # over its allowance: refused before admission (429)
     UNAVAILABLE = "unavailable"  # no usable backend for its model (503)
     UPSTREAM_ERROR = "upstream_error"  # the backend failed or answered garbage
     CLIENT_CLOSED = "client_closed"  # the client left, or stopped reading, mid-answer
@@ -36,6 +37,7 @@ REFUSALS = (
     Outcome.REJECTED,
     Outcome.EXPIRED,
     Outcome.UNAVAILABLE,
+    Outcome.LIMITED,
 )
 
 # Outcomes whose record's queue_ms is a real time in the admission queue (admitted, or given up

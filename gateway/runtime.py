@@ -19,6 +19,7 @@ import aiohttp
 import httpx
 
 from gateway.admission import AdmissionQueue, Slot
+from gateway.allowances import CounterStore, MemoryCounters
 from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
@@ -113,6 +114,8 @@ class Runtime:
         self.metrics.on_change = self._wake_watchers
         # observe=False leaves the queue without metrics (to measure what they cost).
         self.queue = AdmissionQueue(observer=self.metrics if observe else None)
+        # Allowance counters (gateway/allowances.py): this process's own unless shared.
+        self.allowances: CounterStore = MemoryCounters()
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))

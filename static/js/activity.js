@@ -7,7 +7,7 @@ import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { $, badge, cell, clearInvalid, formatInstant, formatMs, formatNumber, priorityName, tOr } from "./widgets.js";
 
-const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "unavailable", "client_closed", "upstream_error", "error"];
+const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "limited", "refused", "unavailable", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
 const FILTERS = ["user", "token", "model", "class", "outcome", "since", "until"];
 

@@ -18,6 +18,8 @@ const ACTIONS = [
   "token.create",
   "token.priority",
   "token.priority_override",
+  "token.allowance",
+  "token.allowance_override",
   "token.revoke",
   "token.rotate",
   "token.delete",

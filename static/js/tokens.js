@@ -1,6 +1,7 @@
 // Personal API tokens: the list with a Priority tile per token, the create dialog (priority,
 // expiry, models), the plaintext shown once with ready examples, revoke, rotate and delete.
 // Talks to /api/v0/tokens.
+import { tokenAllowanceControl } from "./allowances.js";
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
@@ -118,6 +119,12 @@ function renderToken(token) {
       raisedNote(token),
       tileStatus,
       tileAlert,
+    ),
+    h(
+      "div",
+      { class: "tile allowance-tile" },
+      h("span", { class: "tile-label" }, t("allowance-legend")),
+      tokenAllowanceControl({ token, admin: false, ownerAllowance: () => details.owner_allowance, status: tileStatus }),
     ),
     actions,
   );

@@ -108,6 +108,7 @@ GROUP_RESEARCH = {
     "is_admin": False,
     "is_default": False,
     "priority": "medium",
+    "allowance": None,
     "members": ["bob"],
 }
 TOKEN_FIELDS = (
@@ -118,6 +119,8 @@ TOKEN_FIELDS = (
     "priority",
     "priority_set_by_admin",
     "model_allowlist",
+    "allowance",
+    "allowance_set_by_admin",
     "expires_at",
     "revoked_at",
 )
@@ -134,6 +137,8 @@ BACKEND_FIELDS = (
     "priority",
     "surfaces",
 )
+
+FIVE_A_MINUTE = {"measure": "requests", "window": "minute", "limit": 5, "model": None}
 
 CASES = [
     Case(
@@ -157,6 +162,7 @@ CASES = [
         "ops",
         [
             ("name", None, "ops"),
+            ("allowance", None, None),
             ("description", None, ""),
             ("is_admin", None, False),
             ("is_default", None, False),
@@ -281,6 +287,22 @@ CASES = [
         "token.priority_override",
         "alice/laptop",
         [("priority", None, "high"), ("priority_set_by_admin", False, True)],
+    ),
+    Case(
+        "a token's allowance lowered by its owner",
+        "alice",
+        _as("alice", "put", _token("/allowance"), {"allowance": [FIVE_A_MINUTE]}),
+        "token.allowance",
+        "alice/laptop",
+        [("allowance", None, [FIVE_A_MINUTE])],
+    ),
+    Case(
+        "a token's allowance set by an administrator",
+        "carol",
+        _as("carol", "put", _admin_token("/allowance"), {"allowance": [FIVE_A_MINUTE]}),
+        "token.allowance_override",
+        "alice/laptop",
+        [("allowance", None, [FIVE_A_MINUTE]), ("allowance_set_by_admin", False, True)],
     ),
     Case(
         "a token revoked by its owner",

@@ -52,6 +52,8 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "model_allowlist": token.model_allowlist,
         "priority_set_by": None if setter is None else setter.username,
         "priority_set_by_admin": token.priority_set_by_admin,
+        "allowance": token.allowance,
+        "effective_allowance": [],
     }
     return body | overrides
 
@@ -248,6 +250,8 @@ def test_details_show_saved_priorities_my_inherited_priority_ceiling_and_the_swi
         "owner_priority": "high",
         "max_priority": "high",
         "priority_enabled": True,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 
@@ -261,6 +265,8 @@ def test_details_report_the_capped_effective_class_after_losing_a_group(
         "owner_priority": "medium",
         "max_priority": "medium",
         "priority_enabled": False,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 
