@@ -68,7 +68,7 @@ def test_an_administrator_reads_filters_and_pages_the_audit_log(
     screenshot(page, "admin-audit-page-2")
 
     page.get_by_label("What").select_option("token")
-    expect(page.get_by_label("Action").locator("option")).to_have_count(7)  # any + six
+    expect(page.get_by_label("Action").locator("option")).to_have_count(9)  # any + eight
     page.get_by_label("Target").fill("LAPTOP")
     page.get_by_role("button", name="Apply filters").click()
     expect(rows).to_have_count(1)
@@ -115,7 +115,7 @@ def test_the_audit_log_speaks_german(
     expect(rows.nth(1)).to_contain_text("ersetzt")
     expect(rows.nth(3)).to_contain_text("Konto geändert")
     expect(rows.nth(4)).to_contain_text("Gruppe angelegt")
-    expect(rows.nth(4)).to_contain_text("Angelegt: Werte anzeigen (6)")
+    expect(rows.nth(4)).to_contain_text("Angelegt: Werte anzeigen (7)")
     page.get_by_label("Was").select_option("group")
     page.get_by_role("button", name="Filter anwenden").click()
     expect(rows).to_have_count(1)

@@ -104,7 +104,9 @@ def test_refusals_are_counted_by_reason(people, carol_client) -> None:
     for outcome in ("refused", "refused", "rejected", "expired", "unavailable", "cancelled"):
         record(bob, "small", hours_ago=1, tokens=None, outcome=outcome)
     row = usage(carol_client, group_by="user")["results"][0]
-    assert row["refusals"] == {"refused": 2, "rejected": 1, "expired": 1, "unavailable": 1}
+    assert row["refusals"] == {
+        "refused": 2, "rejected": 1, "expired": 1, "unavailable": 1, "limited": 0,
+    }  # fmt: skip
     assert row["requests"] == 6  # a client that left is not refused, but it is a request
 
 
@@ -188,16 +190,16 @@ def test_csv_export_has_a_header_row_and_a_row_per_bucket_and_group(
     assert rows[0] == [
         "start", "token_id", "token_name", "requests", "input_tokens", "output_tokens",
         "cached_tokens", "refused_refused", "refused_rejected", "refused_expired",
-        "refused_unavailable", "queue_wait_low_p50_ms", "queue_wait_low_p95_ms",
+        "refused_unavailable", "refused_limited", "queue_wait_low_p50_ms", "queue_wait_low_p95_ms",
         "queue_wait_medium_p50_ms", "queue_wait_medium_p95_ms", "queue_wait_high_p50_ms",
         "queue_wait_high_p95_ms",
     ]  # fmt: skip
     assert rows[1:] == [
-        ["2026-12-01T09:00:00+00:00", "2", "ci", "1", "7", "3", "0", "0", "0", "0", "0",
+        ["2026-12-01T09:00:00+00:00", "2", "ci", "1", "7", "3", "0", "0", "0", "0", "0", "0",
          "", "", "50.0", "50.0", "", ""],
-        ["2026-12-01T10:00:00+00:00", "1", "laptop", "1", "100", "50", "0", "0", "0", "0", "0",
+        ["2026-12-01T10:00:00+00:00", "1", "laptop", "1", "100", "50", "0", "0", "0", "0", "0", "0",
          "", "", "", "", "30.0", "30.0"],
-        ["2026-12-01T11:00:00+00:00", "1", "laptop", "1", "10", "5", "4", "0", "0", "0", "0",
+        ["2026-12-01T11:00:00+00:00", "1", "laptop", "1", "10", "5", "4", "0", "0", "0", "0", "0",
          "", "", "10.0", "10.0", "", ""],
     ]  # fmt: skip
 
