@@ -690,6 +690,10 @@ class _Import:
         # Fallbacks last: a pool may fall back to one that comes later in the file, or is new.
         for i, entry in self.entries.get("pools", []):
             data = {k: v for k, v in {**defaults, **entry}.items() if k != "fallback"}
+            if "everyone" not in entry:
+                # A file is a declared state: a pool it names without groups and without a
+                # word on `everyone` is for everyone, as a new pool through the API is.
+                data["everyone"] = not data.get("allowed_groups")
 
             def put(data: dict[str, Any] = data) -> None:
                 topology.pool_put(

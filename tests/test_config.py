@@ -257,7 +257,7 @@ def test_a_dry_run_prints_the_diff_of_the_real_run_and_changes_nothing(installed
     assert "created    group ops" in real
     assert "changed    backend gpu2: max_inflight 16 -> 2" in real
     assert (
-        'changed    pool chat: allowed_groups ["research"] -> [];'
+        'changed    pool chat: everyone false -> true; allowed_groups ["research"] -> [];'
         ' backends ["gpu1", "gpu2"] -> ["gpu2"]' in real
     )
     assert "left       backend gpu1" in real

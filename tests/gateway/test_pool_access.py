@@ -77,21 +77,25 @@ def test_the_gateway_follows_the_choice_everyone_groups_or_nobody(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_keeps_pools_stored_without_groups_open_to_everyone() -> None:
-    executor = MigrationExecutor(connection)
-    before = [("gateway", "0004_activity_surface_usage_error")]
-    after = [("gateway", "0005_adminui")]
-    executor.migrate(before)
-    old_apps = executor.loader.project_state(before).apps
-    OldPool = old_apps.get_model("gateway", "Pool")
-    OldPool.objects.create(name="open", allowed_groups=[])
-    OldPool.objects.create(name="team", allowed_groups=["research"])
+    before = [("gateway", "0005_activity_search")]
+    after = [("gateway", "0006_pool_everyone")]
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate(before)
+        old_apps = executor.loader.project_state(before).apps
+        OldPool = old_apps.get_model("gateway", "Pool")
+        OldPool.objects.create(name="open", allowed_groups=[])
+        OldPool.objects.create(name="team", allowed_groups=["research"])
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(after)
-    stored = {p.name: (p.everyone, p.allowed_groups) for p in Pool.objects.all()}
-    assert stored == {"open": (True, []), "team": (False, ["research"])}
-    Pool.objects.all().delete()
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(after)
+        stored = {p.name: (p.everyone, p.allowed_groups) for p in Pool.objects.all()}
+        assert stored == {"open": (True, []), "team": (False, ["research"])}
+    finally:
+        # Whatever happened, the schema is the latest again: the live servers of later tests
+        # share this database.
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+        Pool.objects.all().delete()
 
