@@ -35,7 +35,7 @@ test: $(STAMP)
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
 test-postgres: $(STAMP)
-	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL $(PY) -m pytest -m "not browser" tests/accounts tests/gateway
+	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -m "not browser" tests/accounts tests/gateway
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
