@@ -314,7 +314,7 @@ class ResponsesPlan(Plan):
 
     def events(self, data: bytes) -> bytes:
         if b'"usage"' in data:
-            self._native.feed_data(data)
+            self._native.feed_sse(data)
             self.usage = self._native.usage
         return data
 
