@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The port of the demo engine `make serve` starts beside the gateway.
+ENGINE_PORT ?= 8100
 SERVER ?= uvicorn
 WORKERS ?= 1
 
@@ -19,12 +21,12 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Set up, migrate SQLite, create the first administrator once, then serve the gateway and UI
-# with the simulated engine as a demo backend. SERVER=daphne serves with daphne instead;
+# with the simulated engine as a demo backend on ENGINE_PORT. SERVER=daphne serves with daphne instead;
 # WORKERS=2 (with AIPLANE_REDIS_URL set) runs two gateway processes sharing admission on Redis.
 serve: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
-	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --workers $(WORKERS) --demo
+	$(PY) manage.py serve --host $(HOST) --port $(PORT) --server $(SERVER) --workers $(WORKERS) --demo --sim-port $(ENGINE_PORT)
 
 # Lint and types, then every test: unit, integration on loopback, browser (Chromium), and, when
 # AIPLANE_TEST_DATABASE_URL names a PostgreSQL database, the database tests again on it.
@@ -35,7 +37,7 @@ test: $(STAMP)
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
 test-postgres: $(STAMP)
-	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL $(PY) -m pytest -m "not browser" tests/accounts tests/gateway
+	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -m "not browser" tests/accounts tests/gateway
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

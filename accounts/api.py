@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.allowances import Resolution, as_json, resolve_allowance
 from accounts.api_auth import IsGatewayAdmin, enforce_csrf, resolved_for
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken
@@ -23,14 +24,17 @@ from accounts.rbac import Resolved, resolve_many
 from accounts.serializers import (
     AdminTokenListOut,
     AdminTokenOut,
+    AllowanceIn,
     CsrfOut,
     ErrorOut,
     GroupIn,
     GroupListOut,
     GroupOut,
+    GroupRenameIn,
     LoginIn,
     MeIn,
     MeOut,
+    PasswordChangeIn,
     PriorityIn,
     SettingListOut,
     TokenCreateIn,
@@ -48,7 +52,7 @@ from aiplane.catalog import setting
 _ERROR_MEANINGS = {
     400: "Invalid request (code names the rule, param the field).",
     401: "No signed-in session.",
-    403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling).",
+    403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling, allowance_above_ceiling).",
     404: "No such object, or not yours.",
     409: "Conflicts with the current state.",
     429: "Too many failed sign-in attempts (code too_many_attempts); wait Retry-After seconds.",
@@ -85,17 +89,37 @@ def _effective_for(resolved: Callable[[ApiToken], Resolved]) -> Callable[[ApiTok
     return effective
 
 
+def _resolution_for(
+    resolved: Callable[[ApiToken], Resolved],
+) -> Callable[[ApiToken], Resolution]:
+    def resolution(token: ApiToken) -> Resolution:
+        owner = resolved(token)
+        return resolve_allowance(
+            token.allowance_limits, token.allowance_set_by_admin, owner.allowance, owner.is_admin
+        )
+
+    return resolution
+
+
 def _personal(request: Request, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Serializer context for the signed-in owner's own tokens."""
     owner = resolved_for(request)
-    return {"effective": _effective_for(lambda _token: owner), **(extra or {})}
+    return {
+        "effective": _effective_for(lambda _token: owner),
+        "resolution": _resolution_for(lambda _token: owner),
+        **(extra or {}),
+    }
 
 
 def _admin_tokens(tokens: Iterable[ApiToken]) -> dict[str, Any]:
     """Serializer context for tokens of many owners: every owner resolved in one go."""
     tokens = list(tokens)
     resolved = resolve_many({t.owner_id: t.owner for t in tokens}.values())
-    return {"resolved": resolved, "effective": _effective_for(lambda t: resolved[t.owner_id])}
+    return {
+        "resolved": resolved,
+        "effective": _effective_for(lambda t: resolved[t.owner_id]),
+        "resolution": _resolution_for(lambda t: resolved[t.owner_id]),
+    }
 
 
 # --- session ------------------------------------------------------------------------------
@@ -159,6 +183,23 @@ class MeApi(APIView):
         return Response(_me(request))
 
 
+class MePasswordApi(APIView):
+    @extend_schema(
+        tags=["profile"],
+        summary="Change my own password (the current one is needed)",
+        request=PasswordChangeIn,
+        responses={204: None, **_errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _valid(PasswordChangeIn, request)
+        user = services.password_change(
+            user=request.user, current=data["current_password"], new=data["new_password"]
+        )
+        # Other sessions of this person end; this one stays signed in.
+        update_session_auth_hash(request._request, user)
+        return Response(status=204)
+
+
 # --- personal tokens ----------------------------------------------------------------------
 
 
@@ -197,6 +238,8 @@ class TokenDetailsApi(APIView):
             "owner_priority": resolved.inherited.label,
             "max_priority": resolved.max_priority.label,
             "priority_enabled": bool(setting("gateway.priority_enabled")),
+            "owner_allowance": as_json(resolved.allowance),
+            "allowance_ceiling": None if resolved.is_admin else as_json(resolved.allowance),
         }
         return Response(body)
 
@@ -207,7 +250,7 @@ class TokenItemApi(APIView):
     )
     def delete(self, request: Request, token_id: int) -> Response:
         token = selectors.token_of(owner=request.user, token_id=token_id)
-        services.token_delete(token=token)
+        services.token_delete(token=token, actor=request.user)
         return Response(status=204)
 
 
@@ -223,6 +266,22 @@ class TokenPriorityApi(APIView):
         data = _valid(PriorityIn, request)
         token = services.token_priority_set(
             token=token, actor=request.user, priority=data["priority"]
+        )
+        return Response(TokenOut(token, context=_personal(request)).data)
+
+
+class TokenAllowanceApi(APIView):
+    @extend_schema(
+        tags=["tokens"],
+        summary="Set my token's own limits (each at most my own; null inherits mine)",
+        request=AllowanceIn,
+        responses={200: TokenOut, **_errors(400, 401, 403, 404)},
+    )
+    def put(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_of(owner=request.user, token_id=token_id)
+        data = _valid(AllowanceIn, request)
+        token = services.token_allowance_set(
+            token=token, actor=request.user, allowance=data["allowance"]
         )
         return Response(TokenOut(token, context=_personal(request)).data)
 
@@ -249,7 +308,7 @@ class TokenRotateApi(APIView):
     )
     def post(self, request: Request, token_id: int) -> Response:
         token = selectors.token_of(owner=request.user, token_id=token_id)
-        token, plaintext = services.token_rotate(token=token)
+        token, plaintext = services.token_rotate(token=token, actor=request.user)
         context = _personal(request, {"plaintext": plaintext})
         return Response(TokenWithSecretOut(token, context=context).data)
 
@@ -278,7 +337,11 @@ class AdminGroupsApi(AdminApi):
         data = _valid(GroupIn, request)
         name = data.pop("name")
         members = data.pop("members", None)
-        group, created = services.group_put(name=name, fields=data, members=members)
+        if "allowance" in data:
+            data["allowance"] = as_json(data["allowance"])  # stored in the API's own form
+        group, created = services.group_put(
+            name=name, fields=data, members=members, actor=request.user
+        )
         group = selectors.groups_all().get(pk=group.pk)
         return Response(GroupOut(group).data, status=201 if created else 200)
 
@@ -290,8 +353,22 @@ class AdminGroupItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404, 409)},
     )
     def delete(self, request: Request, name: str) -> Response:
-        services.group_delete(group=selectors.group_get(name=name))
+        services.group_delete(group=selectors.group_get(name=name), actor=request.user)
         return Response(status=204)
+
+
+class AdminGroupRenameApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Rename a group (pools that allow it follow)",
+        request=GroupRenameIn,
+        responses={200: GroupOut, **_errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, name: str) -> Response:
+        group = selectors.group_get(name=name)
+        data = _valid(GroupRenameIn, request)
+        group = services.group_rename(group=group, name=data["name"], actor=request.user)
+        return Response(GroupOut(selectors.group_get(name=group.name)).data)
 
 
 def _users_out(users: Iterable[User], *, many: bool = True) -> Any:
@@ -314,7 +391,7 @@ class AdminUsersApi(AdminApi):
         responses={201: UserOut, **_errors(400, 401, 403)},
     )
     def post(self, request: Request) -> Response:
-        user = services.user_create(**_valid(UserCreateIn, request))
+        user = services.user_create(**_valid(UserCreateIn, request), actor=request.user)
         return Response(_users_out([selectors.user_get(user_id=user.pk)], many=False), status=201)
 
 
@@ -328,7 +405,7 @@ class AdminUserItemApi(AdminApi):
     def put(self, request: Request, user_id: int) -> Response:
         user = selectors.user_get(user_id=user_id)
         data = _valid(UserUpdateIn, request)
-        user = services.user_update(user=user, **data)
+        user = services.user_update(user=user, **data, actor=request.user)
         if user.pk == request.user.pk and "password" in data:
             # Keep the administrator who changed their own password signed in.
             update_session_auth_hash(request._request, user)
@@ -340,7 +417,7 @@ class AdminUserItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404, 409)},
     )
     def delete(self, request: Request, user_id: int) -> Response:
-        services.user_delete(user=selectors.user_get(user_id=user_id))
+        services.user_delete(user=selectors.user_get(user_id=user_id), actor=request.user)
         return Response(status=204)
 
 
@@ -371,6 +448,23 @@ class AdminTokenPriorityApi(AdminApi):
         return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
 
 
+class AdminTokenAllowanceApi(AdminApi):
+    @extend_schema(
+        tags=["admin"],
+        summary="Set any token's limits (on another's token they stand alone; null inherits)",
+        request=AllowanceIn,
+        responses={200: AdminTokenOut, **_errors(400, 401, 403, 404)},
+    )
+    def put(self, request: Request, token_id: int) -> Response:
+        token = selectors.token_get(token_id=token_id)
+        data = _valid(AllowanceIn, request)
+        services.token_allowance_override(
+            token=token, admin=request.user, allowance=data["allowance"]
+        )
+        token = selectors.token_get(token_id=token_id)
+        return Response(AdminTokenOut(token, context=_admin_tokens([token])).data)
+
+
 class AdminTokenRevokeApi(AdminApi):
     @extend_schema(
         tags=["admin"],
@@ -392,7 +486,7 @@ class AdminTokenItemApi(AdminApi):
         responses={204: None, **_errors(401, 403, 404)},
     )
     def delete(self, request: Request, token_id: int) -> Response:
-        services.token_delete(token=selectors.token_get(token_id=token_id))
+        services.token_delete(token=selectors.token_get(token_id=token_id), actor=request.user)
         return Response(status=204)
 
 

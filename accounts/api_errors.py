@@ -51,6 +51,7 @@ class ApiError(Exception):
         message: str,
         param: str | None = None,
         type: str | None = None,  # the envelope's own word, worth shadowing the builtin here
+        reasons: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -58,9 +59,15 @@ class ApiError(Exception):
         self.message = message
         self.param = param
         self.type = type or error_type_for(status)
+        # Several causes of one refusal ({"code", "message", "params"} each), so a client can
+        # show every one in its own language; the envelope stays OpenAI's with one extra key.
+        self.reasons = reasons
 
     def body(self) -> dict[str, Any]:
-        return error_body(self.message, self.type, self.code, self.param)
+        body = error_body(self.message, self.type, self.code, self.param)
+        if self.reasons is not None:
+            body["error"]["reasons"] = self.reasons
+        return body
 
 
 def _first_error(detail: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Any]:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -24,6 +25,7 @@ from django.db import close_old_connections
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.allowances import Counted, Resolution, counted, resolve_allowance
 from accounts.models import ApiToken
 from accounts.priority import Priority, effective_class
 from accounts.rbac import resolve
@@ -41,6 +43,8 @@ class CallerContext:
     model_allowlist: frozenset[str] | None  # None: every model the groups allow
     priority: Priority  # the effective class (owner-set overrides capped at the ceiling)
     inherited: Priority
+    # The limits its requests are counted against, each with whose counter (empty: none).
+    allowance: tuple[Counted, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,20 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _load_token(digest: str) -> _Loaded:
-    token = ApiToken.objects.select_related("owner").filter(digest=digest).first()
+    return _token_context(ApiToken.objects.select_related("owner").filter(digest=digest).first())
+
+
+def _load_owned_token(key: str) -> _Loaded:
+    user_id, _, token_id = key.partition(":")
+    token = (
+        ApiToken.objects.select_related("owner")
+        .filter(pk=int(token_id), owner_id=int(user_id))
+        .first()
+    )
+    return _token_context(token)
+
+
+def _token_context(token: ApiToken | None) -> _Loaded:
     if token is None or token.revoked_at is not None or token.is_expired:
         return None, None
     owner = token.owner
@@ -111,8 +128,25 @@ def _load_token(digest: str) -> _Loaded:
             token.priority_class, token.priority_set_by_admin, resolved.inherited, resolved.is_admin
         ),
         inherited=resolved.inherited,
+        allowance=counted(
+            resolve_allowance(
+                _token_allowance(token),
+                token.allowance_set_by_admin,
+                resolved.allowance,
+                resolved.is_admin,
+            ),
+            user_id=owner.pk,
+            token_id=token.pk,
+        ),
     )
     return context, token.expires_at
+
+
+def _token_allowance(token: ApiToken) -> Any:
+    try:
+        return token.allowance_limits
+    except ValueError:
+        return None  # unreadable (written behind the API's back): inherit rather than fail
 
 
 def _load_user(user_id: str) -> _Loaded:
@@ -130,6 +164,9 @@ def _load_user(user_id: str) -> _Loaded:
         model_allowlist=None,
         priority=resolved.inherited,
         inherited=resolved.inherited,
+        allowance=counted(
+            Resolution(person=resolved.allowance, token=()), user_id=user.pk, token_id=None
+        ),
     )
     return context, None
 
@@ -196,6 +233,15 @@ async def caller_for_token(plaintext: str) -> CallerContext | None:
 async def caller_for_user(user_id: int) -> CallerContext | None:
     """A signed-in browser session (the playground): the user's inherited priority."""
     return await _cached(f"u:{user_id}", _load_user, str(user_id))
+
+
+async def caller_for_owned_token(user_id: int, token_id: int) -> CallerContext | None:
+    """A signed-in person running as one of their own tokens (the playground's choice): that
+    token's class and allowlist; None when it is not theirs, revoked or expired."""
+    context = await _cached(f"o:{user_id}:{token_id}", _load_owned_token, f"{user_id}:{token_id}")
+    if context is not None:
+        note_token_used(token_id)
+    return context
 
 
 def note_token_used(token_id: int, when: datetime | None = None) -> None:

@@ -7,6 +7,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
+from accounts.allowances import Allowance, parse_allowance
 from accounts.priority import Priority
 
 PRIORITY_CHOICES = [(p.value, p.label) for p in Priority]
@@ -31,6 +32,8 @@ class GatewayGroup(models.Model):
     is_default = models.BooleanField(default=False, help_text="Every user is a member.")
     # Stored as 0/1/2 so "highest priority" is a plain max().
     priority = models.PositiveSmallIntegerField(null=True, blank=True, choices=PRIORITY_CHOICES)
+    # None: no say (as a null priority); a list of limits (accounts/allowances.py), [] unlimited.
+    allowance = models.JSONField(null=True, blank=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="gateway_groups"
     )
@@ -46,6 +49,10 @@ class GatewayGroup(models.Model):
     @property
     def priority_class(self) -> Priority | None:
         return _as_priority(self.priority)
+
+    @property
+    def allowance_limits(self) -> Allowance | None:
+        return parse_allowance(self.allowance)
 
 
 class UserProfile(models.Model):
@@ -91,6 +98,17 @@ class ApiToken(models.Model):
     )
     # Decides whether the override is capped at the owner's ceiling when a request arrives.
     priority_set_by_admin = models.BooleanField(default=False)
+    # None inherits the owner's allowance; a list of limits lowers it (or, set by another
+    # administrator, replaces it): accounts/allowances.py.
+    allowance = models.JSONField(null=True, blank=True)
+    allowance_set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    allowance_set_by_admin = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -101,6 +119,10 @@ class ApiToken(models.Model):
     @property
     def priority_class(self) -> Priority | None:
         return _as_priority(self.priority)
+
+    @property
+    def allowance_limits(self) -> Allowance | None:
+        return parse_allowance(self.allowance)
 
     @property
     def is_revoked(self) -> bool:

@@ -29,7 +29,9 @@ def token_of(*, owner: User, token_id: int) -> ApiToken:
 
 
 def tokens_all() -> QuerySet[ApiToken]:
-    return ApiToken.objects.select_related("owner", "priority_set_by", "revoked_by")
+    return ApiToken.objects.select_related(
+        "owner", "priority_set_by", "allowance_set_by", "revoked_by"
+    )
 
 
 def token_get(*, token_id: int) -> ApiToken:

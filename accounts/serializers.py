@@ -9,6 +9,15 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.allowances import (
+    MAX_LIMIT,
+    MAX_LIMITS,
+    InvalidAllowance,
+    Measure,
+    Window,
+    as_json,
+    parse_allowance,
+)
 from accounts.models import LANGUAGES, group_name_validator
 from accounts.priority import InvalidPriority, Priority, parse_priority
 
@@ -34,6 +43,54 @@ class PriorityField(serializers.Field):
 
     def to_representation(self, value: Any) -> str | None:
         return None if value is None else Priority(value).label
+
+
+LIMIT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "measure": {"type": "string", "enum": [m.value for m in Measure]},
+        "window": {"type": "string", "enum": [w.value for w in Window]},
+        "limit": {"type": "integer", "minimum": 0, "maximum": MAX_LIMIT},
+        "model": {
+            "type": "string",
+            "nullable": True,
+            "description": "Only requests for this model (as the caller names it); null: all.",
+        },
+    },
+    "required": ["measure", "window", "limit"],
+    "additionalProperties": False,
+}
+ALLOWANCE_SCHEMA = {
+    "type": "array",
+    "items": LIMIT_SCHEMA,
+    "maxItems": MAX_LIMITS,
+    "nullable": True,
+}
+
+
+@extend_schema_field(ALLOWANCE_SCHEMA)
+class AllowanceField(serializers.Field):
+    """A list of limits, or null; anything else is code invalid_allowance, its param the place
+    (`allowance.0.limit`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return parse_allowance(data)
+        except InvalidAllowance as err:
+            # A nested detail, so the error's param names the very limit and field.
+            detail: Any = [serializers.ErrorDetail(str(err), code="invalid_allowance")]
+            for part in reversed(err.param.split(".")[1:]):
+                detail = {part: detail}
+            raise serializers.ValidationError(detail) from None
+
+    def to_representation(self, value: Any) -> Any:
+        if value is None or isinstance(value, list):
+            return value  # stored JSON, already in the API's form
+        return as_json(value)
 
 
 # --- errors -------------------------------------------------------------------------------
@@ -69,6 +126,11 @@ class MeOut(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES)
 
 
+class PasswordChangeIn(serializers.Serializer):
+    current_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
 class MeIn(serializers.Serializer):
     language = serializers.CharField()
 
@@ -98,10 +160,31 @@ class TokenOut(serializers.Serializer):
     priority = PriorityField(help_text="The saved override; null inherits the owner's groups.")
     effective_priority = serializers.SerializerMethodField()
     model_allowlist = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    priority_set_by = serializers.SerializerMethodField(
+        help_text="Who saved the override (null: nobody, or an account since deleted)."
+    )
+    priority_set_by_admin = serializers.BooleanField(
+        help_text="An administrator set it for the owner: the owner's ceiling does not cap it."
+    )
+    allowance = AllowanceField(
+        help_text="The token's own limits; null inherits the owner's allowance."
+    )
+    effective_allowance = serializers.SerializerMethodField(
+        help_text="The limits its requests meet (the lower of owner's and token's on each)."
+    )
+
+    @extend_schema_field({**ALLOWANCE_SCHEMA, "nullable": False})
+    def get_effective_allowance(self, token: Any) -> Any:
+        return as_json(self.context["resolution"](token).effective)
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_effective_priority(self, token: Any) -> str:
         return self.context["effective"](token).label
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_priority_set_by(self, token: Any) -> str | None:
+        setter = token.priority_set_by
+        return None if setter is None else str(setter.get_username())
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_revoked_by(self, token: Any) -> str | None:
@@ -126,11 +209,18 @@ class TokenDetailsOut(serializers.Serializer):
     owner_priority = PriorityField(allow_null=False, help_text="Inherited from your groups.")
     max_priority = PriorityField(allow_null=False, help_text="The highest value you may set.")
     priority_enabled = serializers.BooleanField()
+    owner_allowance = AllowanceField(
+        allow_null=False, help_text="Inherited from your groups ([]: no limits)."
+    )
+    allowance_ceiling = AllowanceField(
+        help_text="The most your tokens' limits may be; null: no ceiling (administrators)."
+    )
 
 
 class TokenCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     priority = PriorityField(required=False, default=None)
+    allowance = AllowanceField(required=False, default=None)
     model_allowlist = serializers.ListField(
         child=serializers.CharField(max_length=200),
         required=False,
@@ -148,11 +238,23 @@ class TokenCreateIn(serializers.Serializer):
         return value
 
     def validate_model_allowlist(self, value: list[str] | None) -> list[str] | None:
-        return None if value is None else sorted(set(value))
+        if value is None:
+            return None
+        # An empty list would be a token that can call nothing: surely not what was meant.
+        if not value:
+            raise serializers.ValidationError(
+                "Name at least one model, or send null for every model your groups allow.",
+                code="empty_allowlist",
+            )
+        return sorted(set(value))
 
 
 class PriorityIn(serializers.Serializer):
     priority = PriorityField(required=True)
+
+
+class AllowanceIn(serializers.Serializer):
+    allowance = AllowanceField(required=True)
 
 
 # --- administration -----------------------------------------------------------------------
@@ -164,6 +266,9 @@ class GroupOut(serializers.Serializer):
     is_admin = serializers.BooleanField()
     is_default = serializers.BooleanField()
     priority = PriorityField()
+    allowance = AllowanceField(
+        help_text="Its members' limits; null: no say (as a null priority), []: no limits."
+    )
     members = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -183,11 +288,19 @@ class GroupIn(serializers.Serializer):
     is_admin = serializers.BooleanField(required=False)
     is_default = serializers.BooleanField(required=False)
     priority = PriorityField(required=False)
+    allowance = AllowanceField(
+        required=False,
+        help_text="null: no say; []: no limits; a person gets the most generous of their groups'.",
+    )
     members = serializers.ListField(
         child=serializers.CharField(max_length=150),
         required=False,
         help_text="Usernames; replaces the member list. Omit to keep it.",
     )
+
+
+class GroupRenameIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, validators=[group_name_validator])
 
 
 class UserOut(serializers.Serializer):
@@ -205,9 +318,23 @@ class UserOut(serializers.Serializer):
     def get_is_admin(self, user: Any) -> bool:
         return bool(self.context["resolved"][user.pk].is_admin)
 
+    priority = serializers.SerializerMethodField()
+    max_priority = serializers.SerializerMethodField()
+
     @extend_schema_field({"type": "array", "items": {"type": "string"}})
     def get_groups(self, user: Any) -> list[str]:
+        """Every group the person is in, the default groups (everyone's) included."""
         return sorted(self.context["resolved"][user.pk].groups)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_priority(self, user: Any) -> str:
+        """The class their requests get unless a token says otherwise (highest group's)."""
+        return str(self.context["resolved"][user.pk].inherited.label)
+
+    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    def get_max_priority(self, user: Any) -> str:
+        """The highest class they may choose for their own tokens."""
+        return str(self.context["resolved"][user.pk].max_priority.label)
 
 
 class UserListOut(serializers.Serializer):
@@ -221,6 +348,11 @@ class UserCreateIn(serializers.Serializer):
         required=False, allow_null=True, default=None, trim_whitespace=False, max_length=4096
     )
     is_active = serializers.BooleanField(required=False, default=True)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Group names to make the person a member of (default groups need no entry).",
+    )
 
 
 class UserUpdateIn(serializers.Serializer):
@@ -228,6 +360,11 @@ class UserUpdateIn(serializers.Serializer):
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)
     is_active = serializers.BooleanField(required=False)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        help_text="Replaces the person's memberships (default groups aside). Omit to keep them.",
+    )
 
 
 class OwnerOut(serializers.Serializer):
@@ -238,17 +375,22 @@ class OwnerOut(serializers.Serializer):
 class AdminTokenOut(TokenOut):
     owner = OwnerOut()
     owner_priority = serializers.SerializerMethodField()
-    priority_set_by = serializers.SerializerMethodField()
-    priority_set_by_admin = serializers.BooleanField()
+    owner_allowance = serializers.SerializerMethodField()
+    allowance_set_by = serializers.SerializerMethodField()
+    allowance_set_by_admin = serializers.BooleanField()
+
+    @extend_schema_field({**ALLOWANCE_SCHEMA, "nullable": False})
+    def get_owner_allowance(self, token: Any) -> Any:
+        return as_json(self.context["resolved"][token.owner_id].allowance)
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_allowance_set_by(self, token: Any) -> str | None:
+        setter = token.allowance_set_by
+        return None if setter is None else str(setter.get_username())
 
     @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
     def get_owner_priority(self, token: Any) -> str:
         return str(self.context["resolved"][token.owner_id].inherited.label)
-
-    @extend_schema_field({"type": "string", "nullable": True})
-    def get_priority_set_by(self, token: Any) -> str | None:
-        setter = token.priority_set_by
-        return None if setter is None else str(setter.get_username())
 
 
 class AdminTokenListOut(serializers.Serializer):

@@ -128,8 +128,12 @@ def on_settings_changed(listener: Callable[[dict[str, Any]], None]) -> None:
 
 
 @transaction.atomic
-def settings_update(*, values: dict[str, Any], actor: str = "") -> dict[str, Any]:
-    """Validate every value, then store them all; unknown keys and bad values change nothing."""
+def settings_update(*, values: dict[str, Any], actor: Any = None) -> dict[str, Any]:
+    """Validate every value, then store them all; unknown keys and bad values change nothing.
+
+    actor: the User who saved, a command's name, or None; each changed key is one audit row.
+    """
+    from aiplane import audit
     from aiplane.models import OperatorSetting
 
     if not isinstance(values, dict):
@@ -140,10 +144,12 @@ def settings_update(*, values: dict[str, Any], actor: str = "") -> dict[str, Any
         if spec is None:
             raise SettingError(key, f"Unknown setting {key}.", "unknown_setting")
         cleaned[key] = coerce(spec, value)
+    current = all_settings()
     for key, value in cleaned.items():
         OperatorSetting.objects.update_or_create(
-            key=key, defaults={"value": value, "updated_by": actor}
+            key=key, defaults={"value": value, "updated_by": audit.actor_name(actor)}
         )
+        audit.record(actor, "setting.update", key, {"value": current[key]}, {"value": value})
     transaction.on_commit(_notify)
     return all_settings()
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
 from django.conf import settings
 from fluent.runtime import FluentBundle, FluentResource
+from fluent.runtime.types import fluent_number
 from fluent.syntax import FluentParser, ast, visitor
 
 LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "ru", "zh")
@@ -45,22 +47,34 @@ class Catalog:
     bundle: FluentBundle
     variables: dict[str, tuple[str, ...]]
     surfaces: dict[str, tuple[str, ...]]  # surface file stem -> message ids defined there
+    selectors: dict[str, tuple[str, ...]] = field(default_factory=dict)  # variables selected on
 
 
 class _VariableCollector(visitor.Visitor):
     def __init__(self) -> None:
         super().__init__()
         self.names: list[str] = []
+        self.selectors: list[str] = []
 
     def visit_VariableReference(self, node: ast.VariableReference) -> None:
         if node.id.name not in self.names:
             self.names.append(node.id.name)
         self.generic_visit(node)
 
+    def visit_SelectExpression(self, node: ast.SelectExpression) -> None:
+        # `{ $count -> ...}` and `{ NUMBER($count) -> ...}` both select on $count.
+        selector: Any = node.selector
+        if isinstance(selector, ast.FunctionReference) and selector.arguments.positional:
+            selector = selector.arguments.positional[0]
+        if isinstance(selector, ast.VariableReference) and selector.id.name not in self.selectors:
+            self.selectors.append(selector.id.name)
+        self.generic_visit(node)
+
 
 def _load(lang: str) -> Catalog:
     bundle = FluentBundle([lang], use_isolating=False)
     variables: dict[str, tuple[str, ...]] = {}
+    selectors: dict[str, tuple[str, ...]] = {}
     surfaces: dict[str, tuple[str, ...]] = {}
     parser = FluentParser(with_spans=False)
     for path in sorted((locale_dir() / lang).glob("*.ftl")):
@@ -72,9 +86,13 @@ def _load(lang: str) -> Catalog:
                 collector = _VariableCollector()
                 collector.visit(entry)
                 variables[entry.id.name] = tuple(collector.names)
+                if collector.selectors:
+                    selectors[entry.id.name] = tuple(collector.selectors)
                 ids.append(entry.id.name)
         surfaces[path.stem] = tuple(ids)
-    return Catalog(lang=lang, bundle=bundle, variables=variables, surfaces=surfaces)
+    return Catalog(
+        lang=lang, bundle=bundle, variables=variables, surfaces=surfaces, selectors=selectors
+    )
 
 
 @cache
@@ -87,6 +105,7 @@ def reload() -> None:
     """Forget the loaded catalogs (tests that write .ftl files; never needed in production)."""
     catalog.cache_clear()
     catalog_messages.cache_clear()
+    catalog_plurals.cache_clear()
     catalog_script.cache_clear()
 
 
@@ -124,10 +143,54 @@ def catalog_messages(lang: str) -> dict[str, str]:
     return merged
 
 
+# Numbers tried for each plural category: big distinctive ones first, so the number can be found
+# again in the text and turned back into its placeholder; then small ones (French "one" is 0-1).
+_PLURAL_SAMPLES = (*range(900_000_000, 900_000_200), *range(200))
+
+
+def _plural_forms(cat: Catalog, msg_id: str) -> dict[str, Any] | None:
+    """The message in each plural category of its one plural variable, as `{name}` text."""
+    selected = cat.selectors.get(msg_id, ())
+    if len(selected) != 1:
+        return None
+    (name,) = selected
+    rule = Locale.parse(cat.lang).plural_form
+    args: dict[str, Any] = {other: "{" + other + "}" for other in cat.variables[msg_id]}
+    forms: dict[str, str] = {}
+    for category in sorted(rule.tags | {"other"}):
+        sample = next((n for n in _PLURAL_SAMPLES if rule(n) == category), None)
+        if sample is None:
+            continue  # reached by fractions only (Russian "other"): counts are whole numbers
+        text = _format(cat, msg_id, {**args, name: fluent_number(sample, useGrouping=False)})
+        if text is None:
+            return None
+        shown = str(sample)
+        if text.count(shown) > 1:
+            continue  # ambiguous: the default text stands in for this category
+        forms[category] = text.replace(shown, "{" + name + "}")
+    return {"variable": name, "forms": forms}
+
+
+@cache
+def catalog_plurals(lang: str) -> dict[str, dict[str, Any]]:
+    """For each message that selects on a number: its variable and its text per plural category
+    (CLDR's, as the browser's Intl.PluralRules names them); English fills any gap."""
+    merged: dict[str, dict[str, Any]] = {}
+    for candidate in (DEFAULT_LANGUAGE, lang):
+        cat = catalog(candidate)
+        for msg_id in cat.variables:
+            forms = _plural_forms(cat, msg_id)
+            if forms is None:
+                merged.pop(msg_id, None)  # this language words it without plurals
+            else:
+                merged[msg_id] = forms
+    return merged
+
+
 @cache
 def catalog_script(lang: str) -> str:
     """The JavaScript served at /i18n/<lang>.js."""
-    payload = {"lang": lang, "messages": catalog_messages(lang)}
+    payload = {"lang": lang, "messages": catalog_messages(lang), "plurals": catalog_plurals(lang)}
     body = json.dumps(payload, ensure_ascii=False, sort_keys=True)
     # "</" cannot end a <script> this way even if a message ever contains it.
     return "window.AIPLANE_I18N = " + body.replace("</", "<\\/") + ";\n"

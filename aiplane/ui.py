@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.decorators import login_required
@@ -89,13 +90,17 @@ class Shell:
 SHELLS: dict[str, Shell] = {
     "tokens": Shell("tokens.html", "tokens-title", "tokens"),
     "playground": Shell("playground.html", "playground-title", "playground"),
+    "account": Shell("account.html", "account-title", "account"),
     "admin-settings": Shell("admin/settings.html", "admin-settings-title", "admin-settings", True),
     "admin-groups": Shell("admin/groups.html", "admin-groups-title", "admin-groups", True),
     "admin-users": Shell("admin/users.html", "admin-users-title", "admin-users", True),
     "admin-tokens": Shell("admin/tokens.html", "admin-tokens-title", "admin-tokens", True),
     "admin-backends": Shell("admin/backends.html", "backends-title", "admin-backends", True),
+    "admin-models": Shell("admin/models.html", "models-title", "admin-models", True),
     "admin-queue": Shell("admin/queue.html", "queue-title", "admin-queue", True),
     "admin-activity": Shell("admin/activity.html", "activity-title", "admin-activity", True),
+    "admin-audit": Shell("admin/audit.html", "audit-title", "admin-audit", True),
+    "admin-usage": Shell("admin/usage.html", "usage-title", "admin-usage", True),
 }
 
 
@@ -110,6 +115,19 @@ def shell_view(name: str) -> View:
 
     view.__name__ = f"{name.replace('-', '_')}_page"
     return admin_required(view) if shell.admin else login_required(view)
+
+
+# Swagger UI's stylesheet draws its icons as data: images; only this page may show them.
+@csp_update({"img-src": ["data:"]})
+@require_GET
+@ensure_csrf_cookie  # "Try it out" sends it back on writes, as the pages' scripts do
+def api_reference(request: HttpRequest) -> HttpResponse:
+    """The OpenAPI document of /api/v0 in Swagger UI; as public as the document itself."""
+    from django.urls import reverse
+
+    return page(
+        request, "api_reference.html", title_id="api-reference-title", schema_url=reverse("openapi")
+    )
 
 
 @require_GET

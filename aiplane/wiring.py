@@ -19,6 +19,7 @@ from django.db import connections
 
 from accounts.caller import (
     CallerContext,
+    caller_for_owned_token,
     caller_for_token,
     caller_for_user,
     flush_token_usage,
@@ -101,9 +102,14 @@ def _session_user_id(session_key: str) -> int | None:
     return user.pk if user.is_authenticated else None
 
 
-async def caller_for_session(session_key: str) -> CallerContext | None:
+async def caller_for_session(session_key: str, token_id: int | None = None) -> CallerContext | None:
+    """The signed-in person, as themselves or as one of their own tokens (`token_id`)."""
     user_id = await sync_to_async(_session_user_id, thread_sensitive=False)(session_key)
-    return None if user_id is None else await caller_for_user(user_id)
+    if user_id is None:
+        return None
+    if token_id is not None:
+        return await caller_for_owned_token(user_id, token_id)
+    return await caller_for_user(user_id)
 
 
 def _write_activity(rows: list[activity.Row]) -> list[activity.Rejected]:

@@ -555,7 +555,9 @@ class AdmissionQueue:
         cfg = self.config
         if cfg.name != "serial":
             return None
-        aging = w.waited / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
+        # A waiter still in line has aged until now; an admitted one until its admission.
+        waited = w.waited if w.admitted_at is not None else max(0.0, self.clock() - w.arrival)
+        aging = waited / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
         bonus = 0.0
         acquired = w.acquired
         if w.affinity is not None and acquired is not None and acquired.backend == w.affinity:
@@ -579,6 +581,29 @@ class AdmissionQueue:
     def waiters(self) -> list[Waiter]:
         """Every live waiter in arrival order (for the live view; not used on the hot path)."""
         return sorted(self._oldest.values(), key=lambda w: w.seq)
+
+    def dispatch_order(self) -> list[tuple[tuple[str, ...], list[Waiter]]]:
+        """Every live waiter by the backends its route may use, in the order their slots go.
+
+        Routes are per model and caller groups, yet all routes on the same backends compete
+        for the same slots by the scheduler's order key (the one `_best_for` compares), so a
+        line is the backends; inside it the key decides. Serial's affinity bonus is left out,
+        as it belongs to whichever backend frees next. For the live view, not the hot path.
+        """
+        lines: dict[tuple[str, ...], list[Waiter]] = {}
+        for g in list(self._groups.values()):
+            names = tuple(dict.fromkeys(s.name for s in g.route.slots()))
+            lines.setdefault(names, []).extend(w for _, w in list(g.heap) if w.state == WAITING)
+        return [(names, sorted(ws, key=lambda w: w.key)) for names, ws in lines.items() if ws]
+
+    def waits_for(self, w: Waiter) -> list[str]:
+        """The backends a waiter may be given, its cache-warm one first (for the live view)."""
+        targets = w.route.usable_targets(w.excluded) or w.route.primary
+        names = list(dict.fromkeys(t.slot.name for t in targets if t.slot.name not in w.excluded))
+        if w.affinity in names:
+            names.remove(w.affinity)
+            names.insert(0, w.affinity)
+        return names
 
     # ----- internals --------------------------------------------------------------------
 

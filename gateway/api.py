@@ -13,21 +13,23 @@ from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
 from accounts.serializers import ErrorOut
 from gateway import topology
+from gateway.detect import ProbeFailure, models_url
 from gateway.models import Backend, Pool
 from gateway.runtime import runtimes
 from gateway.serializers import (
     OUTCOMES,  # noqa: F401  (re-exported: the activity API's outcome vocabulary)
     ActivityPageOut,
     ActivityQueryIn,
+    BackendDetectOut,
     BackendIn,
     BackendListOut,
     BackendOut,
+    ModelsOut,
     PoolIn,
     PoolListOut,
     PoolOut,
     QueueOut,
-    UsageOut,
-    UsageQueryIn,
+    RenameIn,
 )
 
 
@@ -73,7 +75,7 @@ class AdminBackendsApi(APIView):
         summary="Create or update a backend by name (the complete editor) and apply it",
     )
     def put(self, request: Request) -> Response:
-        return Response(_backend_out(topology.backend_save(data=request.data)))
+        return Response(_backend_out(topology.backend_save(data=request.data, actor=request.user)))
 
 
 class AdminBackendItemApi(APIView):
@@ -82,7 +84,7 @@ class AdminBackendItemApi(APIView):
     @extend_schema(responses={204: None}, summary="Delete a backend and apply the change")
     def delete(self, request: Request, name: str) -> Response:
         try:
-            topology.backend_delete(name=name)
+            topology.backend_delete(name=name, actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(status=204)
@@ -91,35 +93,46 @@ class AdminBackendItemApi(APIView):
 class AdminBackendDetectApi(APIView):
     permission_classes = [IsGatewayAdmin]
 
-    @extend_schema(request=None, responses={200: BackendOut}, summary="Run detection now")
+    @extend_schema(
+        request=None,
+        responses={200: BackendDetectOut},
+        summary="Run detection now; says what failed when the engine could not be read",
+    )
     def post(self, request: Request, name: str) -> Response:
         from asgiref.sync import async_to_sync
 
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
+        failures: dict[str, ProbeFailure | None] | None = None
         for rt in runtimes():
             if rt.loop is not None:
                 import asyncio
 
-                fut = asyncio.run_coroutine_threadsafe(rt.detect_all([name]), rt.loop)
-                fut.result(timeout=15)
+                fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
+                failures = fut.result(timeout=15)
                 break
-        else:
-            async_to_sync(_detect_once)(name)
+        if failures is None or name not in failures:
+            # No gateway runs here, or its snapshot does not know the backend yet.
+            failures = {name: async_to_sync(_detect_once)(name)}
         topology.apply_topology()  # every running gateway in this process takes the findings
         backend.refresh_from_db()
-        return Response(_backend_out(backend))
+        failure = failures.get(name)
+        detection = {"ok": failure is None, **(failure.to_json() if failure else {})}
+        if failure is None:
+            detection["url"] = models_url(backend.base_url)
+        out = {**topology.backend_out(backend, _live_state()), "detection": detection}
+        return Response(BackendDetectOut(out).data)
 
 
-async def _detect_once(name: str) -> None:
+async def _detect_once(name: str) -> ProbeFailure | None:
     """Detection without a running gateway (management use): probe and store."""
     import time
 
     import httpx
     from asgiref.sync import sync_to_async
 
-    from gateway.detect import detect_engine, probe_models
+    from gateway.detect import check_models, detect_engine
 
     backend = await Backend.objects.aget(name=name)
     from gateway.crypto import decrypt
@@ -127,8 +140,45 @@ async def _detect_once(name: str) -> None:
     key = decrypt(backend.api_key_encrypted)
     async with httpx.AsyncClient() as client:
         profile = await detect_engine(client, backend.base_url, key, now=time.time())
-        models = await probe_models(client, backend.base_url, key)
+        models, failure = await check_models(client, backend.base_url, key)
+    if not models:
+        models = list(backend.discovered_models or [])  # unreachable: keep what we knew
     await sync_to_async(topology.save_discovery)(name, profile.to_json(), models)
+    return failure
+
+
+class AdminBackendRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: BackendOut},
+        summary="Rename a backend (its pools follow; the running gateway picks it up)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            backend = topology.backend_rename(name=name, new=data["name"], actor=request.user)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(_backend_out(backend))
+
+
+class AdminPoolRenameApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        request=RenameIn,
+        responses={200: PoolOut},
+        summary="Rename a pool (pools falling back to it follow)",
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = topology.validated(RenameIn, request.data)
+        try:
+            pool = topology.pool_rename(name=name, new=data["name"], actor=request.user)
+        except topology.TopologyError as err:
+            _raise(err)
+        return Response(PoolOut(topology.pool_out(pool)).data)
 
 
 class AdminPoolsApi(APIView):
@@ -148,7 +198,10 @@ class AdminPoolsApi(APIView):
         from accounts.models import GatewayGroup
 
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        pool = topology.pool_save(data=request.data, known_groups=known)
+        try:
+            pool = topology.pool_save(data=request.data, known_groups=known, actor=request.user)
+        except topology.TopologyError as err:
+            _raise(err)
         return Response(PoolOut(topology.pool_out(pool)).data)
 
 
@@ -158,10 +211,28 @@ class AdminPoolItemApi(APIView):
     @extend_schema(responses={204: None}, summary="Delete a pool and apply the change")
     def delete(self, request: Request, name: str) -> Response:
         try:
-            topology.pool_delete(name=name)
+            topology.pool_delete(name=name, actor=request.user)
         except topology.TopologyError as err:
             _raise(err)
         return Response(status=204)
+
+
+class AdminModelsApi(APIView):
+    permission_classes = [IsGatewayAdmin]
+
+    @extend_schema(
+        responses={200: ModelsOut},
+        summary="Every model and alias, with the pools and backends behind it, live",
+        description=(
+            "Per model name and kind, each (pool, backend) that serves it: who may call it, "
+            "health, requests in flight against capacity, the detected engine, whether the "
+            "priority is forwarded, and the backend's last failure (health probe or request)."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        from gateway.overview import models_overview
+
+        return Response(ModelsOut(models_overview()).data)
 
 
 class AdminQueueApi(APIView):
@@ -193,29 +264,11 @@ class AdminActivityApi(APIView):
         summary="Activity records, newest first",
     )
     def get(self, request: Request) -> Response:
+        from gateway.activity_search import activity_filtered
         from gateway.models import ActivityRecord
 
         q = topology.validated(ActivityQueryIn, request.query_params)
-        records = ActivityRecord.objects.all()
-        if "user" in q:
-            records = records.filter(username=q["user"])
-        if "token" in q:
-            # A token id, or a token's name.
-            token = q["token"]
-            if token.isascii() and token.isdigit():
-                records = records.filter(token_id=int(token))
-            else:
-                records = records.filter(token_name=token)
-        if "model" in q:
-            records = records.filter(model=q["model"])
-        if "class" in q:
-            records = records.filter(priority_class=q["class"])
-        if "outcome" in q:
-            records = records.filter(outcome=q["outcome"])
-        if "since" in q:
-            records = records.filter(at__gte=q["since"])
-        if "until" in q:
-            records = records.filter(at__lt=q["until"])
+        records = activity_filtered(ActivityRecord.objects.all(), q)
         page, size = q["page"], q["page_size"]
         total = records.count()
         rows = list(records.values("id", *ACTIVITY_FIELDS)[(page - 1) * size : page * size])
@@ -227,54 +280,3 @@ class AdminActivityApi(APIView):
             "results": rows,
         }
         return Response(ActivityPageOut(body).data)
-
-
-USAGE_KEYS = {"user": ("username",), "token": ("token_id", "token_name"), "model": ("model",)}
-USAGE_SUMS = ("input_tokens", "output_tokens", "cached_tokens")
-
-
-class AdminUsageApi(APIView):
-    permission_classes = [IsGatewayAdmin]
-
-    @extend_schema(
-        parameters=[UsageQueryIn],
-        responses={
-            200: UsageOut,
-            **_errors(
-                400, meaning="A parameter is not valid (code invalid_filter, param its name)."
-            ),
-        },
-        summary="Token usage summed by user, token or model over a time range",
-        description=(
-            "Each group: requests, and input, output and cached tokens as the engines reported "
-            "them (requests without a report count as requests only)."
-        ),
-    )
-    def get(self, request: Request) -> Response:
-        from datetime import timedelta
-
-        from django.db.models import Count, Sum
-        from django.utils import timezone
-
-        from gateway.models import ActivityRecord
-
-        q = topology.validated(UsageQueryIn, request.query_params)
-        until = q.get("until") or timezone.now()
-        since = q.get("since") or until - timedelta(days=1)
-        keys = USAGE_KEYS[q["group_by"]]
-        rows = (
-            ActivityRecord.objects.filter(at__gte=since, at__lt=until)
-            .values(*keys)
-            .annotate(requests=Count("id"), **{name: Sum(name) for name in USAGE_SUMS})
-            .order_by(*keys)
-        )
-        results = [{**row, **{name: row[name] or 0 for name in USAGE_SUMS}} for row in rows]
-        totals = {name: sum(r[name] for r in results) for name in ("requests", *USAGE_SUMS)}
-        body = {
-            "group_by": q["group_by"],
-            "since": since.isoformat(),
-            "until": until.isoformat(),
-            "results": results,
-            "totals": totals,
-        }
-        return Response(UsageOut(body).data)

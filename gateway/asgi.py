@@ -30,6 +30,7 @@ from gateway.admission import (
     Waiter,
     route_or_wait,
 )
+from gateway.allowances import AllowanceExceeded, Demand, Ticket, estimate, rate_limit_headers
 from gateway.errors import (
     BadRequest,
     CapacityTimeout,
@@ -63,7 +64,7 @@ MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte 
 COUNT_TOKENS = "/v1/messages/count_tokens"
 
 CallerLookup = Callable[[str], Awaitable[Any]]
-SessionLookup = Callable[[str], Awaitable[Any]]
+SessionLookup = Callable[[str, int | None], Awaitable[Any]]
 
 
 Handler = Callable[[Scope, Receive, Send, Surface, activity.Entry], Awaitable[None]]
@@ -141,9 +142,16 @@ class GatewayApp:
         if self.caller_for_session is not None and headers.get(b"x-aiplane-session") == b"1":
             session = _cookie(headers.get(b"cookie", b""), "sessionid")
             if session:
-                caller = await self.caller_for_session(session)
+                # The person may run as one of their own tokens (its class and allowlist).
+                as_token = _token_id(headers.get(b"x-aiplane-token"))
+                caller = await self.caller_for_session(session, as_token)
                 if caller is not None:
                     return caller
+                if as_token is not None:
+                    raise Unauthorized(
+                        "That token is not one of yours, or it is revoked or expired.",
+                        code="invalid_token_choice",
+                    )
         raise Unauthorized("Missing API token: send 'Authorization: Bearer <token>'.")
 
     # ----- /v1/models ----------------------------------------------------------------------
@@ -251,12 +259,58 @@ class GatewayApp:
             owner=caller.username,
             tag=record,
         )
-        # Resolves when the client goes away; raced against admission and the upstream answer.
+        if not caller.allowance:
+            # Resolves when the client goes away; raced against admission and the answer.
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                await self._admit_and_forward(send, surface, body, w, gone, record, large)
+            finally:
+                gone.cancel()
+            return
+        # Over its allowance it never waits: checked (and its estimate reserved) before
+        # admission, and from here on released in the one `finally` below.
+        ticket = await self._allow(caller, surface, body, raw, model, cls)
         gone = asyncio.ensure_future(_disconnected(receive))
+        extra = rate_limit_headers(
+            ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
+        )
         try:
-            await self._admit_and_forward(send, surface, body, w, gone, record, large)
+            await self._admit_and_forward(send, surface, body, w, gone, record, large, extra)
+        except GatewayError as err:
+            err.extra_headers = extra
+            raise
         finally:
             gone.cancel()
+            # The one release of the reservation, whatever ended the request: the relay has put
+            # the engine's usage on the record by now (none: nothing was generated).
+            ticket.settle(
+                record.input_tokens,
+                record.output_tokens,
+                answered=record.first_byte_ms is not None,
+            )
+
+    async def _allow(
+        self,
+        caller: Any,
+        surface: Surface,
+        body: dict[str, Any],
+        raw: bytes,
+        model: str,
+        cls: int,
+    ) -> Ticket:
+        """Take the request's share of its allowance, or refuse it (429) before it waits."""
+        rt = self.runtime
+        input_tokens, output_tokens = estimate(body, len(raw), embedding=surface.kind != "chat")
+        try:
+            return await rt.allowances.admit(
+                Demand(caller.allowance, model, input_tokens, output_tokens)
+            )
+        except AllowanceExceeded as err:
+            rt.metrics.refused_by_allowance(err.reason, cls)
+            err.extra_headers = rate_limit_headers(
+                err.requests, err.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
+            )
+            raise
 
     async def _count_tokens(
         self, scope: Scope, receive: Receive, send: Send, surface: Surface, record: activity.Entry
@@ -327,6 +381,7 @@ class GatewayApp:
         gone: asyncio.Future[Any],
         record: activity.Entry,
         large: bool = False,
+        extra_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         """Wait for a slot, relay, and on a failure before any byte try another replica."""
         rt = self.runtime
@@ -370,13 +425,22 @@ class GatewayApp:
                     )
                 relay = Relay(
                     rt.session, up, acquired, send=send, gone=gone, record=record,
-                    timeouts=rt.timeouts,
+                    timeouts=rt.timeouts, extra_headers=extra_headers,
                 )  # fmt: skip
-                await relay.run(surface, body, large=large)
+                try:
+                    await relay.run(surface, body, large=large)
+                except GatewayError as err:
+                    if err.status >= 500:  # the backend's fault, not the client's
+                        rt.errors.note(up.name, err.message, "request")
+                    raise
+                finally:
+                    if record.outcome == Outcome.UPSTREAM_ERROR:  # broken mid-answer
+                        rt.errors.note(up.name, record.error or "", "request")
                 return
             except Retryable as why:
                 failure = why
                 failed = acquired.backend
+                rt.errors.note(failed, f"{why.error.message} ({why})", "request")
                 retries += 1
                 w = queue.retry_waiter(w, failed)
                 # The topology may have changed since it arrived: retry on today's route, and
@@ -496,6 +560,16 @@ def _reason(err: ValueError) -> str:
 
 async def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+
+def _token_id(header: bytes | None) -> int | None:
+    """The X-AIplane-Token header: the id of one of the signed-in person's tokens."""
+    if header is None:
+        return None
+    text = header.decode("latin-1").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise BadRequest("X-AIplane-Token must be the id of one of your tokens.")
+    return int(text)
 
 
 def _cookie(header: bytes, name: str) -> str | None:

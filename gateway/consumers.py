@@ -65,5 +65,8 @@ class QueueConsumer(AsyncWebsocketConsumer):
 
 
 def _without_ages(state: dict[str, Any]) -> dict[str, Any]:
-    waiters = [{k: v for k, v in w.items() if k != "age_secs"} for w in state["waiters"]]
+    # A serial score grows with age too: neither is a change worth a push.
+    waiters = [
+        {k: v for k, v in w.items() if k not in ("age_secs", "score")} for w in state["waiters"]
+    ]
     return {**state, "waiters": waiters}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any, Final
 
 import httpx
@@ -36,7 +37,7 @@ def engine_root(base_url: str) -> str:
     return root
 
 
-def _models_url(base_url: str) -> str:
+def models_url(base_url: str) -> str:
     return base_url.rstrip("/") + "/models"
 
 
@@ -124,7 +125,7 @@ async def detect_engine(
         responses,
     ) = await asyncio.gather(
         _server_info(client, root, headers),
-        _get_json(client, _models_url(base_url), headers, PROBE_TIMEOUT),
+        _get_json(client, models_url(base_url), headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/version", headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/props", headers, PROBE_TIMEOUT),
         _get_json(client, f"{root}/api/version", headers, PROBE_TIMEOUT),
@@ -168,18 +169,60 @@ async def detect_engine(
     return EngineProfile(kind="unknown", detected_at=now, **surfaces)
 
 
+@dataclass(frozen=True, slots=True)
+class ProbeFailure:
+    """Why a backend's models list could not be read: the URL asked and what went wrong.
+
+    `reason` is one of "unreachable" (no answer: refused, timed out, bad TLS), "status" (an
+    answer that is not a success; `status` says which) or "not_models" (a success whose body
+    is not an OpenAI models list); `error` is the transport's or the engine's own words.
+    """
+
+    url: str
+    reason: str
+    error: str
+    status: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "reason": self.reason, "error": self.error, "status": self.status}
+
+
+async def check_models(
+    client: httpx.AsyncClient, base_url: str, api_key: str | None
+) -> tuple[list[str], ProbeFailure | None]:
+    """Model ids served at `{base_url}/models`, in order, or why they could not be read."""
+    url = models_url(base_url)
+    try:
+        response = await client.get(url, headers=_headers(api_key), timeout=PROBE_TIMEOUT)
+    except Exception as exc:  # whatever the transport raised is the reason to show
+        return [], ProbeFailure(url, "unreachable", f"{type(exc).__name__}: {exc}".rstrip(": "))
+    if not response.is_success:
+        body = response.text[:300].strip()
+        error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+        return [], ProbeFailure(
+            url, "status", f"{error}: {body}" if body else error, response.status_code
+        )
+    try:
+        entries = _model_entries(response.json())
+    except ValueError:
+        entries = None
+    if entries is None:
+        return [], ProbeFailure(url, "not_models", response.text[:300].strip())
+    ids: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        model_id = entry.get("id")
+        if isinstance(model_id, str) and model_id and model_id not in seen:
+            seen.add(model_id)
+            ids.append(model_id)
+    return ids, None
+
+
 async def probe_models(client: httpx.AsyncClient, base_url: str, api_key: str | None) -> list[str]:
     """Model ids served at `{base_url}/models`, in order; [] when unreachable or malformed.
 
     An empty list cannot tell "down" from "serves nothing", so a caller refreshing a known
     backend should keep its previous list on [].
     """
-    data = await _get_json(client, _models_url(base_url), _headers(api_key), PROBE_TIMEOUT)
-    ids: list[str] = []
-    seen: set[str] = set()
-    for entry in _model_entries(data) or ():
-        model_id = entry.get("id")
-        if isinstance(model_id, str) and model_id and model_id not in seen:
-            seen.add(model_id)
-            ids.append(model_id)
+    ids, _ = await check_models(client, base_url, api_key)
     return ids

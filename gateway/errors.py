@@ -11,6 +11,7 @@ GatewayError
 ├── NotFound              404 unknown /v1 path
 ├── MethodNotAllowed      405
 ├── TooManyRequests       429 a bounded queue refused the request (Retry-After)
+│   └── AllowanceExceeded 429 over the caller's allowance (gateway/allowances.py)
 ├── EngineRefusal         4xx the backend refused the request itself; its status and message
 ├── UpstreamError         502 the backend failed or answered garbage (its message kept)
 │   ├── BackendAuthFailed 502 the backend refused the gateway's own credentials (401/403)
@@ -25,6 +26,7 @@ GatewayError
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from aiplane.envelope import error_body
 from gateway.outcomes import Outcome
@@ -35,6 +37,8 @@ class GatewayError(Exception):
     type_ = "server_error"
     code = "internal_error"
     outcome: Outcome | None = Outcome.ERROR
+    # More headers for the answer (the caller's remaining allowance), set where it is known.
+    extra_headers: Sequence[tuple[bytes, bytes]] = ()
 
     def __init__(
         self,
@@ -63,6 +67,8 @@ class GatewayError(Exception):
         h = [(b"content-type", b"application/json")]
         if self.retry_after is not None:
             h.append((b"retry-after", str(max(1, round(self.retry_after))).encode()))
+        if self.extra_headers:
+            h.extend(self.extra_headers)
         return h
 
 

@@ -30,7 +30,15 @@ MISSING = frozenset({404, 405, 501})
 async def probe_health(
     client: httpx.AsyncClient, base_url: str, api_key: str | None, health_path: str
 ) -> bool:
-    """True when the engine answers its health URL with a 2xx status within the timeout.
+    """True when the engine answers its health URL with a 2xx status within the timeout."""
+    return await check_health(client, base_url, api_key, health_path) is None
+
+
+async def check_health(
+    client: httpx.AsyncClient, base_url: str, api_key: str | None, health_path: str
+) -> str | None:
+    """None when the engine answers its health URL with a 2xx status within the timeout, else
+    what failed, naming the URL probed.
 
     Not every engine has the health path (llama-cpp-python's server answers /health with 404,
     a generic OpenAI endpoint may have none): then its models list, which every
@@ -42,11 +50,15 @@ async def probe_health(
     try:
         response = await client.get(url, headers=headers, timeout=HEALTH_TIMEOUT)
         if response.status_code in MISSING and url != models:
+            url = models
             response = await client.get(models, headers=headers, timeout=HEALTH_TIMEOUT)
     # Whatever goes wrong (refused, reset, timeout, bad URL), the backend is not serving.
-    except Exception:
-        return False
-    return response.is_success
+    except Exception as err:
+        detail = str(err)
+        return f"GET {url}: {type(err).__name__}" + (f": {detail}" if detail else "")
+    if response.is_success:
+        return None
+    return f"GET {url} answered {response.status_code}"
 
 
 class _Counts:

@@ -37,8 +37,8 @@ class QueueMetrics:
     """Counters of one runtime's queue, indexed by class; the AdmissionQueue's observer."""
 
     __slots__ = (
-        "admissions", "dispatches", "on_change", "recent", "reorders", "tokens", "wait_buckets",
-        "wait_count", "wait_sum",
+        "admissions", "allowance_refusals", "dispatches", "on_change", "recent", "reorders",
+        "tokens", "wait_buckets", "wait_count", "wait_sum",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -55,6 +55,13 @@ class QueueMetrics:
         # (class, model) -> [input, output, cached] tokens the engines reported. The model is
         # the name a caller used that resolved (an admin's model or alias): a bounded label.
         self.tokens: dict[tuple[int, str], list[int]] = {}
+        # (reason, class) -> requests refused over an allowance; the reason is a limit's kind
+        # (`tokens_per_day`), never whose: a bounded label set.
+        self.allowance_refusals: dict[tuple[str, int], int] = {}
+
+    def refused_by_allowance(self, reason: str, cls: int) -> None:
+        key = (reason, cls)
+        self.allowance_refusals[key] = self.allowance_refusals.get(key, 0) + 1
 
     def count_tokens(self, cls: int, model: str, usage: Any) -> None:
         counts = self.tokens.get((cls, model))
@@ -169,6 +176,7 @@ class GatewayCollector(Collector):
         yield from (inflight, capacity, healthy)
         yield from _shared_families(live)
         yield from _token_families(live)
+        yield _refusal_family(live)
         yield from _activity_families()
 
 
@@ -238,6 +246,22 @@ def _token_families(live: list[Any]) -> Iterator[Metric]:
         for family, value in zip(families, counts, strict=True):
             family.add_metric(labels, value)
     yield from families
+
+
+def _refusal_family(live: list[Any]) -> Metric:
+    family = CounterMetricFamily(
+        "aiplane_allowance_refusals",
+        "Requests refused before admission because a limit of their allowance was reached, by "
+        "the limit's kind (requests_per_minute, tokens_per_day, ...).",
+        labels=["reason", "class", "band"],
+    )
+    totals: dict[tuple[str, int], int] = {}
+    for rt in live:
+        for key, count in list(rt.metrics.allowance_refusals.items()):
+            totals[key] = totals.get(key, 0) + count
+    for (reason, cls), count in sorted(totals.items()):
+        family.add_metric([reason, CLASS_NAMES[cls], BAND_NAMES[cls]], count)
+    return family
 
 
 def _activity_families() -> Iterator[Metric]:

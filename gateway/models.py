@@ -46,7 +46,10 @@ class Pool(models.Model):
     strategy = models.CharField(
         max_length=30, choices=[(s, s) for s in STRATEGIES], default="least_inflight"
     )
-    allowed_groups = models.JSONField(default=list, blank=True)  # group names; empty = everyone
+    # Who may call its models: everyone, or members of the named groups (none named: nobody).
+    # Explicit, so emptying the list can never open a pool by accident.
+    everyone = models.BooleanField(default=False)
+    allowed_groups = models.JSONField(default=list, blank=True)  # group names
     fallback = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="fallback_for"
     )

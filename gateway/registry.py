@@ -47,6 +47,7 @@ class PoolSpec:
     kind: str = "chat"
     strategy: str = "least_inflight"
     allowed_groups: frozenset[str] = frozenset()
+    everyone: bool = False  # True: any caller; else only members of allowed_groups
     fallback: str | None = None
     backends: list[str] = field(default_factory=list)
 
@@ -216,7 +217,7 @@ class Snapshot:
 
 
 def _allowed(pool: PoolSpec, groups: frozenset[str]) -> bool:
-    return not pool.allowed_groups or bool(pool.allowed_groups & groups)
+    return pool.everyone or bool(pool.allowed_groups & groups)
 
 
 def _split_fallbacks(

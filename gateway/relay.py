@@ -146,7 +146,6 @@ class Watchdog:
         self._handle = self.loop.call_later(resolution, self._tick)
 
 
-
 # Why a relay was cut short by its watchdog or its client.
 _CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE = range(4)
 
@@ -157,8 +156,8 @@ class Relay:
 
     __slots__ = (
         "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_watchdog",
-        "acquired", "active", "body_kind", "gone", "plan", "record", "send", "session",
-        "started", "timeouts", "upstream",
+        "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record", "send",
+        "session", "started", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -171,8 +170,10 @@ class Relay:
         gone: asyncio.Future[Any],
         record: Entry,
         timeouts: Timeouts,
+        extra_headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         self.session = session
+        self.extra_headers = extra_headers  # the caller's remaining allowance, when limited
         self.upstream = upstream
         self.acquired = acquired
         self.send = send
@@ -442,6 +443,8 @@ class Relay:
         out.append((b"x-aiplane-backend", self.upstream.name.encode()))
         out.append((b"x-aiplane-queue-ms", f"{self.record.queue_ms:.1f}".encode()))
         out.append((b"x-aiplane-class", CLASS_BYTES[self.acquired.waiter.cls]))
+        if self.extra_headers:
+            out += self.extra_headers
         return out
 
     # ----- endings --------------------------------------------------------------------------

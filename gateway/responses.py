@@ -1385,6 +1385,18 @@ class NativeUsage:
                 if usage is not None:
                     self.usage = usage
 
+    def feed_sse(self, data: bytes) -> None:
+        """Whole SSE events as the relay passes them (it cuts only at event boundaries): each
+        event's `data:` payload, decoded only when it may be a terminal event."""
+        if _TERMINAL_TYPE(data) is None:
+            return
+        for event in data.replace(b"\r\n", b"\n").split(b"\n\n"):
+            payload = b"\n".join(
+                line[5:].lstrip() for line in event.split(b"\n") if line.startswith(b"data:")
+            )
+            if payload:
+                self.feed_data(payload)
+
     def feed_data(self, data: bytes) -> None:
         """One event's `data:` payload, parsed only if it may be a terminal event: the
         hot path of a native stream must not decode every delta."""

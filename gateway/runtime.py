@@ -19,9 +19,11 @@ import aiohttp
 import httpx
 
 from gateway.admission import AdmissionQueue, Observer, Slot
-from gateway.detect import detect_engine, probe_models
-from gateway.health import HealthTracker, probe_health
+from gateway.allowances import CounterStore, MemoryCounters
+from gateway.detect import ProbeFailure, check_models, detect_engine
+from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
+from gateway.problems import LastErrors
 from gateway.registry import Snapshot, Topology
 from gateway.relay import STALLED_CLIENT_SECS, Timeouts, connector, quiet_dropped_connections
 
@@ -117,6 +119,8 @@ class Runtime:
         self.queue = (
             make_queue(observer) if make_queue is not None else AdmissionQueue(observer=observer)
         )
+        # Allowance counters (gateway/allowances.py): this process's own unless shared.
+        self.allowances: CounterStore = MemoryCounters()
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))
@@ -124,6 +128,8 @@ class Runtime:
         self.settings = GatewaySettings()
         self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
+        # Each backend's last failure (a probe or a request), for the administrators' Models page.
+        self.errors = LastErrors()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
         self.probe_client: httpx.AsyncClient | None = None
@@ -229,6 +235,8 @@ class Runtime:
             slot.healthy = self.health.is_healthy(name)
         self.queue.reroute(self.snapshot.route_for_key)
         fresh = [b.name for b in topology.backends if before.get(b.name) != b.base_url]
+        for name in [*fresh, *(set(before) - {b.name for b in topology.backends})]:
+            self.errors.forget(name)  # removed, or another server now: not its failures
         if not fresh or not self.started or self._save_discovery is None:
             return None
         for name in fresh:
@@ -336,11 +344,14 @@ class Runtime:
         ups = list(self.snapshot.upstreams.values())
         results = await asyncio.gather(
             *(
-                probe_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path)
+                check_health(client, u.spec.base_url, u.spec.api_key, u.spec.health_path)
                 for u in ups
             )
         )
-        for up, ok in zip(ups, results, strict=True):
+        for up, failed in zip(ups, results, strict=True):
+            ok = failed is None
+            if failed is not None:
+                self.errors.note(up.name, failed, "health")
             if self.health.record(up.name, ok):
                 self.set_health(up.name, self.health.is_healthy(up.name))
 
@@ -354,17 +365,24 @@ class Runtime:
 
     async def detect_all(self, names: list[str] | None = None) -> None:
         """Identify each engine and list its models; store what changed, then rebuild."""
+        await self.detect_report(names)
+
+    async def detect_report(self, names: list[str] | None = None) -> dict[str, ProbeFailure | None]:
+        """`detect_all`, returning per backend probed why its models list could not be read
+        (None: it was), for an administrator's "Detect now"."""
         client = self.probe_client
         if client is None or self._save_discovery is None:
-            return
+            return {}
         ups = [u for u in self.snapshot.upstreams.values() if names is None or u.name in names]
         now = time.time()
         profiles = await asyncio.gather(
             *(detect_engine(client, u.spec.base_url, u.spec.api_key, now=now) for u in ups)
         )
-        models = await asyncio.gather(
-            *(probe_models(client, u.spec.base_url, u.spec.api_key) for u in ups)
+        checked = await asyncio.gather(
+            *(check_models(client, u.spec.base_url, u.spec.api_key) for u in ups)
         )
+        failures = {up.name: failure for up, (_, failure) in zip(ups, checked, strict=True)}
+        models = [found for found, _ in checked]
         changed = False
         for up, profile, found in zip(ups, profiles, models, strict=True):
             old = up.spec.profile
@@ -380,6 +398,7 @@ class Runtime:
         if changed:
             topology = await self.run_db(self._load_topology)
             self.install(topology)
+        return failures
 
 
 def _same_profile(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -22,11 +22,20 @@ from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.fields import empty
 
 from aiplane.converters import NAME_PATTERN
+from gateway.admission import SCHEDULERS
 from gateway.base_url import MAX_LENGTH as BASE_URL_LENGTH
 from gateway.base_url import BadBaseUrl, check_base_url
 from gateway.mapping import CLASS_NAMES, MappingError, parse_priority_mode
 from gateway.models import KINDS, STRATEGIES, Backend, Pool
 from gateway.outcomes import Outcome
+from gateway.usage_report import (
+    BUCKETS,
+    GROUP_KEYS,
+    MAX_BUCKETS,
+    MAX_SERIES_ROWS,
+    QUEUE_WAIT_SAMPLE_BOUND,
+    REFUSALS,
+)
 
 NAME_RE: Final = re.compile(NAME_PATTERN)
 NAME_MESSAGE: Final = (
@@ -281,6 +290,31 @@ class JsonObjectSerializer(serializers.Serializer):
 # ----- backends ----------------------------------------------------------------------------
 
 
+class NameListField(StringListField):
+    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
+
+    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.what, self.code = what, code
+
+    def known(self, names: list[str]) -> set[str]:
+        raise NotImplementedError
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        names = super().to_internal_value(data)
+        # A string that is not a name names nothing; only names are looked up.
+        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
+        return names
+
+
+class PoolNamesField(NameListField):
+    def known(self, names: list[str]) -> set[str]:
+        return set(Pool.objects.filter(name__in=names).values_list("name", flat=True))
+
+
 class BackendIn(JsonObjectSerializer):
     """Create or update by name; fields left out keep their stored value (or the default)."""
 
@@ -295,6 +329,12 @@ class BackendIn(JsonObjectSerializer):
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
     surfaces = SurfacesField(required=False)
+    pools = PoolNamesField(
+        what="pool",
+        code="unknown_pool",
+        required=False,
+        help_text="Replaces the pools it belongs to; in none, its models answer 404.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "base_url" not in attrs and not Backend.objects.filter(name=attrs["name"]).exists():
@@ -351,6 +391,20 @@ class BackendOut(serializers.Serializer):
     inflight = serializers.IntegerField(allow_null=True)
 
 
+class DetectionOut(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="The engine's models list was read.")
+    url = serializers.CharField(help_text="The URL probed for the models list.")
+    reason = serializers.ChoiceField(
+        choices=("unreachable", "status", "not_models"), required=False
+    )
+    error = serializers.CharField(required=False, help_text="The transport's or engine's words.")
+    status = serializers.IntegerField(required=False, allow_null=True)
+
+
+class BackendDetectOut(BackendOut):
+    detection = DetectionOut(help_text="How this detection went.")
+
+
 class BackendListOut(serializers.Serializer):
     backends = BackendOut(many=True)
 
@@ -379,26 +433,6 @@ class FallbackField(StrictField):
         return target
 
 
-class NameListField(StringListField):
-    """Names that must exist: unknown ones are `code`, "Unknown <what>: <name>."."""
-
-    def __init__(self, *, what: str, code: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.what, self.code = what, code
-
-    def known(self, names: list[str]) -> set[str]:
-        raise NotImplementedError
-
-    def to_internal_value(self, data: Any) -> list[str]:
-        names = super().to_internal_value(data)
-        # A string that is not a name names nothing; only names are looked up.
-        known = self.known([n for n in names if NAME_RE.fullmatch(n)])
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
-        return names
-
-
 class GroupNamesField(NameListField):
     def known(self, names: list[str]) -> set[str]:
         return set(names) & set(self.context.get("known_groups", ()))
@@ -415,8 +449,15 @@ class PoolIn(JsonObjectSerializer):
     name = NameField()
     kind = OneOfField(choices=KINDS, required=False)
     strategy = OneOfField(choices=STRATEGIES, required=False)
+    everyone = BoolField(
+        required=False,
+        help_text="true: any caller may use it; false: only allowed_groups (none: nobody).",
+    )
     allowed_groups = GroupNamesField(
-        what="group", code="unknown_group", required=False, help_text="Empty: everyone."
+        what="group",
+        code="unknown_group",
+        required=False,
+        help_text="Who may use it unless everyone is true.",
     )
     fallback = FallbackField(required=False, help_text="Another pool, or null for none.")
     backends = BackendNamesField(
@@ -424,10 +465,17 @@ class PoolIn(JsonObjectSerializer):
     )
 
 
+class RenameIn(JsonObjectSerializer):
+    """A backend's or pool's new name."""
+
+    name = NameField()
+
+
 class PoolOut(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=KINDS)
     strategy = serializers.ChoiceField(choices=STRATEGIES)
+    everyone = serializers.BooleanField()
     allowed_groups = serializers.ListField(child=serializers.CharField())
     fallback = serializers.CharField(allow_null=True)
     backends = serializers.ListField(child=serializers.CharField())
@@ -511,9 +559,11 @@ class ClassFilter(FilterField):
 
 
 class ActivityQueryIn(serializers.Serializer):
-    user = TextFilter(required=False, help_text="A username.")
-    token = TextFilter(required=False, help_text="A token id, or a token's name.")
-    model = TextFilter(required=False)
+    user = TextFilter(required=False, help_text="The start of a username (any case).")
+    token = TextFilter(
+        required=False, help_text="A token id, or the start of a token's name (any case)."
+    )
+    model = TextFilter(required=False, help_text="Part of a model name (any case).")
     # "class" is a keyword: the field is added under its name in get_fields.
     outcome = OneOfField(choices=OUTCOMES, required=False)
     since = TimeFilter(required=False, help_text="From this time (ISO 8601), inclusive.")
@@ -532,51 +582,85 @@ class ActivityQueryIn(serializers.Serializer):
         return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
 
-USAGE_GROUPS: Final = ("user", "token", "model")
+USAGE_GROUPS: Final = tuple(GROUP_KEYS)
+# A person's own usage: by user or group it would be one row, themselves.
+OWN_USAGE_GROUPS: Final = ("token", "model", "class")
 
 
-class GroupByFilter(FilterField):
-    def __init__(self, **kwargs: Any) -> None:
+class ChoiceFilter(FilterField):
+    """One of a few words; required unless it has a default."""
+
+    def __init__(self, *, choices: tuple[str, ...], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._spectacular_annotation = {"field": {"type": "string", "enum": list(USAGE_GROUPS)}}
+        self.choices = choices
+        self._spectacular_annotation = {"field": {"type": "string", "enum": list(choices)}}
+
+    def _refusal(self) -> ValidationError:
+        *first, last = self.choices
+        return self.refuse(f"{self.field_name} must be {', '.join(first)} or {last}.")
 
     def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
-        if data is empty:
-            raise self.refuse("group_by must be user, token or model.")
+        if data is empty and self.required:
+            raise self._refusal()
         return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> str:
-        if data not in USAGE_GROUPS:
-            raise self.refuse("group_by must be user, token or model.")
+        if data not in self.choices:
+            raise self._refusal()
         return str(data)
 
 
 class UsageQueryIn(serializers.Serializer):
-    group_by = GroupByFilter(help_text="What the sums are grouped by.")
+    """The range, grouping and buckets of a usage query (format=csv is read by the renderer)."""
+
+    group_by = ChoiceFilter(choices=USAGE_GROUPS, help_text="What the sums are grouped by.")
     since = TimeFilter(required=False, help_text="From this time (ISO 8601); default a day ago.")
     until = TimeFilter(required=False, help_text="Before this time (ISO 8601); default now.")
+    bucket = ChoiceFilter(
+        choices=tuple(BUCKETS),
+        required=False,
+        help_text=(
+            f"Also a time series in buckets of this length (UTC), at most {MAX_BUCKETS} of them "
+            f"and {MAX_SERIES_ROWS} rows of bucket and group."
+        ),
+    )
+    format = ChoiceFilter(
+        choices=("json", "csv"),
+        required=False,
+        help_text="csv: the rows as CSV with a header row (as Accept: text/csv does).",
+    )
 
     def to_internal_value(self, data: Any) -> Any:
         return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
 
-class UsageRowOut(serializers.Serializer):
-    """One group's sums: its key fields (username; token_id and token_name; or model), then
-    requests and the tokens the engines reported."""
+class OwnUsageQueryIn(UsageQueryIn):
+    group_by = ChoiceFilter(
+        choices=OWN_USAGE_GROUPS,
+        required=False,
+        default="token",
+        help_text="What the sums are grouped by; default token.",
+    )
 
-    username = serializers.CharField(required=False)
-    token_id = serializers.IntegerField(required=False, allow_null=True)
-    token_name = serializers.CharField(required=False, allow_blank=True)
-    model = serializers.CharField(required=False)
-    requests = serializers.IntegerField()
-    input_tokens = serializers.IntegerField()
-    output_tokens = serializers.IntegerField()
-    cached_tokens = serializers.IntegerField()
 
-    def to_representation(self, instance: Any) -> Any:
-        # Only the group's own key fields: a row by model has no token.
-        shown = super().to_representation(instance)
-        return {k: v for k, v in shown.items() if k in instance}
+class QueueWaitOut(serializers.Serializer):
+    requests = serializers.IntegerField(help_text="Queued requests the percentiles are over.")
+    p50 = serializers.FloatField(allow_null=True, help_text="Milliseconds; null for none.")
+    p95 = serializers.FloatField(allow_null=True, help_text="Milliseconds; null for none.")
+
+
+class QueueWaitByClassOut(serializers.Serializer):
+    low = QueueWaitOut()
+    medium = QueueWaitOut()
+    high = QueueWaitOut()
+
+
+# A field per refusal reason, so a reason added to gateway/outcomes.py is counted and described.
+RefusalsOut = type(
+    "RefusalsOut",
+    (serializers.Serializer,),
+    {reason: serializers.IntegerField() for reason in REFUSALS},
+)
 
 
 class UsageTotalsOut(serializers.Serializer):
@@ -584,14 +668,73 @@ class UsageTotalsOut(serializers.Serializer):
     input_tokens = serializers.IntegerField()
     output_tokens = serializers.IntegerField()
     cached_tokens = serializers.IntegerField()
+    refusals = RefusalsOut()
+    queue_wait_ms = QueueWaitByClassOut(
+        help_text="Nearest-rank percentiles of the queue wait of requests that queued, by class."
+    )
+
+
+class UsageRowOut(UsageTotalsOut):
+    """One group's sums: its key fields (username; group; token_id and token_name; model; or
+    priority_class), then requests, the tokens the engines reported, refusals and queue waits."""
+
+    username = serializers.CharField(required=False)
+    group = serializers.CharField(
+        required=False, allow_null=True, help_text="null: requests without a signed-in user."
+    )
+    token_id = serializers.IntegerField(required=False, allow_null=True)
+    token_name = serializers.CharField(required=False, allow_blank=True)
+    model = serializers.CharField(required=False)
+    priority_class = serializers.CharField(required=False)
+
+    def to_representation(self, instance: Any) -> Any:
+        # Only the group's own key fields: a row by model has no token.
+        shown = super().to_representation(instance)
+        return {k: v for k, v in shown.items() if k in instance}
+
+
+class UsageBucketRowOut(UsageRowOut):
+    start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
+
+
+class UsageBucketTotalsOut(UsageTotalsOut):
+    start = serializers.CharField(help_text="The bucket's start (ISO 8601, UTC).")
 
 
 class UsageOut(serializers.Serializer):
     group_by = serializers.ChoiceField(choices=USAGE_GROUPS)
+    bucket = serializers.ChoiceField(choices=tuple(BUCKETS), allow_null=True)
     since = serializers.CharField()
     until = serializers.CharField()
-    results = UsageRowOut(many=True)
-    totals = UsageTotalsOut()
+    buckets = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Every bucket's start, empty ones too (none without bucket).",
+    )
+    results = UsageRowOut(many=True, help_text="Each group over the whole range.")
+    series = UsageBucketRowOut(
+        many=True, help_text="Each bucket and group that has requests (none without bucket)."
+    )
+    bucket_totals = UsageBucketTotalsOut(
+        many=True, help_text="Every bucket (empty ones too) over all groups; none without bucket."
+    )
+    totals = UsageTotalsOut(help_text="Every request of the range (a request counts once).")
+    sample_every = serializers.IntegerField(
+        help_text=(
+            f"1, or k when more than {QUEUE_WAIT_SAMPLE_BOUND} requests queued: the percentiles "
+            "are then over every k-th of them."
+        )
+    )
+
+
+class OwnUsageOut(UsageOut):
+    group_by = serializers.ChoiceField(choices=OWN_USAGE_GROUPS)
+    allowance = serializers.JSONField(
+        allow_null=True,
+        help_text=(
+            "Reserved for the remaining allowance (requests and tokens left in each window); "
+            "null until allowances exist."
+        ),
+    )
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})
@@ -651,8 +794,16 @@ class QueueBackendOut(serializers.Serializer):
 
 class QueueWaiterOut(serializers.Serializer):
     id = serializers.IntegerField()
+    line = serializers.CharField(help_text="The id of the line it waits in (see lines).")
+    position = serializers.IntegerField(help_text="1 = the one its line's next free slot goes to.")
     offset = serializers.IntegerField()
+    score = serializers.FloatField(
+        allow_null=True, help_text="The serial scheduler's score now; null for the others."
+    )
     age_secs = serializers.FloatField()
+    waits_for = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends it may be given, warm one first."
+    )
     model = serializers.CharField(allow_blank=True)
     user = serializers.CharField(allow_blank=True)
     token = serializers.CharField(allow_null=True)
@@ -678,9 +829,76 @@ class QueueDepthOut(serializers.Serializer):
     high = serializers.IntegerField()
 
 
+class QueueLineOut(serializers.Serializer):
+    id = serializers.CharField()
+    backends = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends whose slots its waiters share."
+    )
+    models = serializers.ListField(child=serializers.CharField())
+    waiting = serializers.IntegerField()
+
+
 class QueueOut(serializers.Serializer):
     priority_enabled = serializers.BooleanField()
+    scheduler = serializers.ChoiceField(choices=SCHEDULERS)
+    lines = QueueLineOut(
+        many=True, help_text="Waiters that compete for the same backends' slots, one line each."
+    )
     recent = QueueAdmissionOut(many=True)
     backends = QueueBackendOut(many=True)
     depth = QueueDepthOut()
-    waiters = QueueWaiterOut(many=True)
+    waiters = QueueWaiterOut(many=True, help_text="Line by line, each in dispatch order.")
+
+
+# ----- the models overview -----------------------------------------------------------------
+
+
+class LastErrorOut(serializers.Serializer):
+    at = serializers.DateTimeField()
+    message = serializers.CharField(help_text="What failed, in the engine's or probe's words.")
+    source = serializers.ChoiceField(
+        choices=("health", "request"), help_text="A health probe, or a request relayed to it."
+    )
+
+
+class ModelRouteOut(serializers.Serializer):
+    pool = serializers.CharField()
+    allowed_groups = serializers.ListField(
+        child=serializers.CharField(), help_text="Who may call it; empty: everyone."
+    )
+    pool_fallback = serializers.CharField(
+        allow_null=True, help_text="The pool this pool falls back to when all of it is down."
+    )
+    backend = serializers.CharField()
+    backend_model = serializers.CharField(
+        help_text="The id the backend knows the model by (differs for an alias)."
+    )
+    enabled = serializers.BooleanField()
+    healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")
+    inflight = serializers.IntegerField(allow_null=True)
+    max_inflight = serializers.IntegerField()
+    profile = EngineProfileOut(allow_null=True, help_text="The detected engine; null before.")
+    priority = PriorityModeOut()
+    priority_forwarded = serializers.BooleanField(
+        help_text="Whether the request's class is sent to this engine."
+    )
+    forwarding = serializers.CharField(help_text="What the gateway sends upstream, and why.")
+    last_error = LastErrorOut(
+        allow_null=True, help_text="The backend's last failure since this process started."
+    )
+
+
+class ModelOut(serializers.Serializer):
+    name = serializers.CharField(help_text="The name a caller sends as `model`.")
+    kind = serializers.ChoiceField(choices=("chat", "embedding"))
+    status = serializers.ChoiceField(
+        choices=("ok", "degraded", "down"),
+        help_text="ok: every backend behind it serves; degraded: some do; down: none does.",
+    )
+    routes = ModelRouteOut(many=True)
+
+
+class ModelsOut(serializers.Serializer):
+    running = serializers.BooleanField(help_text="false: no gateway runs here (no live state).")
+    priority_enabled = serializers.BooleanField()
+    models = ModelOut(many=True)

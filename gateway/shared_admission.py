@@ -230,12 +230,17 @@ class SharedAdmissionQueue(AdmissionQueue):
         return args
 
     def _info(self, w: Waiter) -> str:
+        """What the live page shows of a waiter: its line (the backends of its route, as the
+        local queue's dispatch order names them) and its place in it."""
         tag = w.tag
         return json.dumps(
             {
                 "class": w.cls,
                 "offset": w.offset,
                 "arrival": w.seq / 1e6,
+                "line": ",".join(dict.fromkeys(s.name for s in w.route.slots())),
+                "order": encode_key(w.key, w.ref),
+                "waits_for": self.waits_for(w),
                 "model": getattr(tag, "model", "") or "",
                 "user": getattr(tag, "username", "") or "",
                 "token": getattr(tag, "token_name", None),
@@ -597,6 +602,10 @@ class SharedAdmissionQueue(AdmissionQueue):
         return True
 
     # ----- views -----------------------------------------------------------------------------
+
+    def local_waiter(self, ref: str) -> Waiter | None:
+        """This process's waiter of that name, if it is still in line here."""
+        return self._by_ref.get(ref)
 
     def shared_state(self, backends: list[str], limit: int = 500) -> dict[str, Any] | None:
         """Depth per class, in-flight per backend and the first waiters over all processes;

@@ -203,15 +203,18 @@ SURFACES: dict[str, Surface] = {s.path: s for s in (CHAT, COMPLETIONS, EMBEDDING
 # ----- the Anthropic Messages surface ----------------------------------------------------------
 
 
-class MessagesPlan(Plan):
-    """/v1/messages to a backend that serves it: passed through, usage read as it passes."""
+class _NativePlan(Plan):
+    """A surface passed through to a backend that serves it natively: the answer and its events
+    go on unchanged, the usage read from them as they pass (`api`: its module's readers)."""
 
-    def __init__(self, body: dict[str, Any]) -> None:
-        super().__init__("/v1/messages", body)
-        self._native = messages.NativeUsage()
+    api: Any  # gateway.messages or gateway.responses: usage_of_answer, NativeUsage
+
+    def __init__(self, path: str, body: dict[str, Any]) -> None:
+        super().__init__(path, body)
+        self._native = self.api.NativeUsage()
 
     def answer(self, data: bytes, parsed: Any) -> bytes:
-        self.usage = messages.usage_of_answer(parsed)
+        self.usage = self.api.usage_of_answer(parsed)
         return data
 
     def events(self, data: bytes) -> bytes:
@@ -219,6 +222,15 @@ class MessagesPlan(Plan):
             self._native.feed_sse(data)
             self.usage = self._native.usage
         return data
+
+
+class MessagesPlan(_NativePlan):
+    """/v1/messages to a backend that serves it: passed through, usage read as it passes."""
+
+    api = messages
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("/v1/messages", body)
 
     def fail(self, error: GatewayError) -> bytes:
         return messages.error_event(messages.error_type(error.status), error.message)
@@ -301,22 +313,13 @@ SURFACES[MESSAGES.path] = MESSAGES
 # ----- the OpenAI Responses surface -----------------------------------------------------------
 
 
-class ResponsesPlan(Plan):
+class ResponsesPlan(_NativePlan):
     """/v1/responses to a backend that serves it: passed through, usage read as it passes."""
+
+    api = responses
 
     def __init__(self, body: dict[str, Any]) -> None:
         super().__init__("/v1/responses", body)
-        self._native = responses.NativeUsage()
-
-    def answer(self, data: bytes, parsed: Any) -> bytes:
-        self.usage = responses.usage_of_answer(parsed)
-        return data
-
-    def events(self, data: bytes) -> bytes:
-        if b'"usage"' in data:
-            self._native.feed_data(data)
-            self.usage = self._native.usage
-        return data
 
     def fail(self, error: GatewayError) -> bytes:
         # The Responses stream's own error event (its `error` type).

@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
+from aiplane import audit
 from gateway.crypto import decrypt, encrypt
 from gateway.mapping import EngineProfile, MappingError, PriorityMode, parse_priority_mode
 from gateway.models import Backend, Pool
@@ -76,6 +77,7 @@ def load_topology() -> Topology:
             kind=p.kind,
             strategy=p.strategy,
             allowed_groups=frozenset(p.allowed_groups or []),
+            everyone=p.everyone,
             fallback=p.fallback.name if p.fallback else None,
             backends=[b.name for b in p.backends.all()],
         )
@@ -113,6 +115,34 @@ def apply_topology() -> None:
 # ----- writes --------------------------------------------------------------------------------
 
 
+def _backend_state(b: Backend) -> dict[str, Any]:
+    """A backend as the audit log keeps it: whether it has an API key, never the key."""
+    return {
+        "name": b.name,
+        "base_url": b.base_url,
+        "api_key": audit.masked(b.api_key_encrypted),
+        "max_inflight": b.max_inflight,
+        "weight": b.weight,
+        "enabled": b.enabled,
+        "health_path": b.health_path,
+        "models": list(b.served_models or []),
+        "aliases": dict(b.aliases or {}),
+        "priority": b.priority_mode or {"mode": "auto"},
+        "surfaces": dict(b.surfaces or {}),
+    }
+
+
+def _pool_state(p: Pool) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "kind": p.kind,
+        "strategy": p.strategy,
+        "allowed_groups": list(p.allowed_groups or []),
+        "fallback": p.fallback.name if p.fallback else None,
+        "backends": [b.name for b in p.backends.all()],
+    }
+
+
 def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> dict[str, Any]:
     """The input as its serializer cleaned it; DRF's ValidationError (a 400) otherwise."""
     serializer = serializer_class(data=data, context=context)
@@ -120,27 +150,39 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
     return dict(serializer.validated_data)
 
 
+def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
+    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], _pool_state(pool))
+
+
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
-def backend_save(*, data: Any) -> Backend:
-    """Create or update a backend by name from the complete editor; all-or-nothing."""
+def backend_save(*, data: Any, actor: Any = None) -> Backend:
+    """Create or update a backend by name from the complete editor; all-or-nothing.
+
+    actor (here and below): the User who acted, a command's name, or None, for the audit log.
+    """
     from gateway.serializers import BackendIn
 
-    return backend_put(fields=validated(BackendIn, data))
+    return backend_put(fields=validated(BackendIn, data), actor=actor)
 
 
 @transaction.atomic
-def backend_put(*, fields: dict[str, Any]) -> Backend:
+def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     """Store a backend from BackendIn's validated fields (those left out keep their value)."""
     fields = dict(fields)
     name = fields.pop("name")
     backend = Backend.objects.filter(name=name).first() or Backend(name=name)
+    before = None if backend.pk is None else _backend_state(backend)
     old_url = backend.base_url
+    key_replaced = False
     if "api_key" in fields:
         key = fields.pop("api_key")
         if key is not None:  # null keeps the stored key; "" clears it
+            key_replaced = bool(key) and bool(backend.api_key_encrypted)
             backend.api_key_encrypted = encrypt(key)
     if "models" in fields:
         fields["served_models"] = fields.pop("models")
+    pools = fields.pop("pools", None)
     if "priority" in fields:
         fields["priority_mode"] = fields.pop("priority")
     elif not backend.priority_mode:
@@ -150,32 +192,47 @@ def backend_put(*, fields: dict[str, Any]) -> Backend:
     if backend.pk is not None and backend.base_url != old_url:
         backend.profile, backend.discovered_models = {}, []  # another server now
     backend.save()
+    if pools is not None:
+        backend.pools.set(Pool.objects.filter(name__in=pools))
+    after = _backend_state(backend)
+    if key_replaced:
+        after["api_key_replaced"] = True  # one masked key looks like another: say it changed
+    action = "backend.create" if before is None else "backend.update"
+    audit.record(actor, action, backend.name, before, after)
     apply_topology()
     return backend
 
 
 @transaction.atomic
-def backend_delete(*, name: str) -> None:
-    deleted, _ = Backend.objects.filter(name=name).delete()
-    if not deleted:
+def backend_delete(*, name: str, actor: Any = None) -> None:
+    backend = Backend.objects.filter(name=name).first()
+    if backend is None:
         raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
+    before = _backend_state(backend)
+    # The pools it served lose it too: their rows say so.
+    pools = {p.pk: _pool_state(p) for p in backend.pools.select_related("fallback")}
+    backend.delete()
+    audit.record(actor, "backend.delete", name, before, None)
+    _record_pools_changed(actor, pools)
     apply_topology()
 
 
 @transaction.atomic
-def pool_save(*, data: Any, known_groups: set[str]) -> Pool:
+def pool_save(*, data: Any, known_groups: set[str], actor: Any = None) -> Pool:
     """Create or update a pool by name; members and fallback must exist."""
     from gateway.serializers import PoolIn
 
-    return pool_put(fields=validated(PoolIn, data, known_groups=known_groups))
+    return pool_put(fields=validated(PoolIn, data, known_groups=known_groups), actor=actor)
 
 
 @transaction.atomic
-def pool_put(*, fields: dict[str, Any]) -> Pool:
+def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     """Store a pool from PoolIn's validated fields (those left out keep their value)."""
     fields = dict(fields)
     name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
+    before = None if pool.pk is None else _pool_state(pool)
+    _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
         setattr(pool, attr, value)
@@ -183,15 +240,97 @@ def pool_put(*, fields: dict[str, Any]) -> Pool:
     if names is not None:
         found = {b.name: b for b in Backend.objects.filter(name__in=names)}
         pool.backends.set([found[n] for n in names])
+    action = "pool.create" if before is None else "pool.update"
+    audit.record(actor, action, pool.name, before, _pool_state(pool))
     apply_topology()
     return pool
 
 
+def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
+    """Who may use the pool after this write; opening it to everyone is never a side effect.
+
+    A new pool named with no groups and no word on `everyone` is for everyone (what creating
+    an open pool always meant). Emptying an existing pool's groups must say `everyone`: true
+    opens it, false closes it to everyone; left unsaid it is refused, as it would widen access.
+    `everyone: true` clears the group list, which would mean nothing beside it.
+    """
+    groups = fields.get("allowed_groups")
+    everyone = fields.get("everyone")
+    if pool.pk is None:
+        if everyone is None:
+            fields["everyone"] = not groups
+    elif everyone is None and groups == [] and not pool.everyone and pool.allowed_groups:
+        raise TopologyError(
+            f"Removing every group from the pool '{pool.name}' would open it to everyone: "
+            "send everyone: true to allow that, or everyone: false to close it.",
+            code="access_widening",
+            param="everyone",
+        )
+    elif everyone is None and groups:
+        fields["everyone"] = False  # naming groups narrows an open pool to them
+    if fields.get("everyone"):
+        fields["allowed_groups"] = []
+
+
 @transaction.atomic
-def pool_delete(*, name: str) -> None:
-    deleted, _ = Pool.objects.filter(name=name).delete()
-    if not deleted:
+def pool_delete(*, name: str, actor: Any = None) -> None:
+    pool = Pool.objects.filter(name=name).first()
+    if pool is None:
         raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
+    before = _pool_state(pool)
+    # Pools that fell back to it lose their fallback too: their rows say so.
+    pools = {p.pk: _pool_state(p) for p in pool.fallback_for.select_related("fallback")}
+    pool.delete()
+    audit.record(actor, "pool.delete", name, before, None)
+    _record_pools_changed(actor, pools)
+    apply_topology()
+
+
+def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
+    from gateway.serializers import NAME_MESSAGE, NAME_RE
+
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
+    if model.objects.filter(name=name).exists():
+        raise TopologyError(f"A {what} named '{name}' exists.", code="name_taken", param="name")
+    return name
+
+
+@transaction.atomic
+def backend_rename(*, name: str, new: Any, actor: Any = None) -> Backend:
+    """A new name for a backend: its pools follow (they hold it by id); live on commit."""
+    backend = Backend.objects.filter(name=name).first()
+    if backend is None:
+        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
+    if new != name:
+        backend.name = _check_new_name(Backend, "backend", new)
+        backend.save(update_fields=["name", "updated_at"])
+        audit.record(actor, "backend.rename", backend.name, {"name": name}, {"name": backend.name})
+        apply_topology()
+    return backend
+
+
+@transaction.atomic
+def pool_rename(*, name: str, new: Any, actor: Any = None) -> Pool:
+    """A new name for a pool: pools falling back to it follow (they hold it by id)."""
+    pool = Pool.objects.filter(name=name).first()
+    if pool is None:
+        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
+    if new != name:
+        pool.name = _check_new_name(Pool, "pool", new)
+        pool.save(update_fields=["name", "updated_at"])
+        audit.record(actor, "pool.rename", pool.name, {"name": name}, {"name": pool.name})
+        apply_topology()
+    return pool
+
+
+def group_renamed(*, old: str, new: str) -> None:
+    """A group's new name in every pool that allows it by name (in the caller's transaction)."""
+    for pool in Pool.objects.all():
+        groups = list(pool.allowed_groups or [])
+        if old in groups:
+            pool.allowed_groups = [new if g == old else g for g in groups]
+            pool.save(update_fields=["allowed_groups", "updated_at"])
     apply_topology()
 
 
@@ -236,6 +375,7 @@ def pool_out(p: Pool) -> dict[str, Any]:
         "name": p.name,
         "kind": p.kind,
         "strategy": p.strategy,
+        "everyone": p.everyone,
         "allowed_groups": list(p.allowed_groups or []),
         "fallback": p.fallback.name if p.fallback else None,
         "backends": [b.name for b in p.backends.all()],

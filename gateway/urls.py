@@ -1,11 +1,11 @@
-"""Admin API routes of the data plane (backends, pools, queue, activity)."""
+"""Admin API routes of the data plane (backends, pools, queue, activity, usage)."""
 
 from __future__ import annotations
 
 from django.urls import path
 
 from aiplane import converters  # noqa: F401  (registers the <name:...> converter)
-from gateway import api
+from gateway import api, usage_api
 
 app_name = "gateway"
 
@@ -19,7 +19,17 @@ urlpatterns = [
     ),
     path("admin/pools", api.AdminPoolsApi.as_view(), name="admin-pools"),
     path("admin/pools/<name:name>", api.AdminPoolItemApi.as_view(), name="admin-pool"),
+    path("admin/models", api.AdminModelsApi.as_view(), name="admin-models"),
+    path(
+        "admin/backends/<name:name>/rename",
+        api.AdminBackendRenameApi.as_view(),
+        name="admin-backend-rename",
+    ),
+    path(
+        "admin/pools/<name:name>/rename", api.AdminPoolRenameApi.as_view(), name="admin-pool-rename"
+    ),
     path("admin/queue", api.AdminQueueApi.as_view(), name="admin-queue"),
     path("admin/activity", api.AdminActivityApi.as_view(), name="admin-activity"),
-    path("admin/usage", api.AdminUsageApi.as_view(), name="admin-usage"),
+    path("admin/usage", usage_api.AdminUsageApi.as_view(), name="admin-usage"),
+    path("usage", usage_api.OwnUsageApi.as_view(), name="usage"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +11,25 @@ from django.test import Client
 
 from accounts.caller import invalidate_callers, reset_token_usage
 from tests.factories import make_group, make_user
+
+# The fixtures through which a test reaches the database (directly or through a live gateway).
+_DATABASE_FIXTURES = frozenset({"db", "transactional_db", "live_server"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With AIPLANE_DATABASE_TESTS_ONLY (the PostgreSQL pass of `make test`), run only the tests
+    that touch the database: the rest (the queue's pure core, translations, the sim) have
+    already run once and would only run again."""
+    if not os.environ.get("AIPLANE_DATABASE_TESTS_ONLY"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        touches = bool(names & _DATABASE_FIXTURES) or item.get_closest_marker("django_db")
+        (kept if touches else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)

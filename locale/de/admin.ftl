@@ -3,7 +3,7 @@
 admin-settings-title = Einstellungen
 admin-settings-intro = Betriebseinstellungen: Priorisierung von Anfragen, die Standardpriorität des Systems und wie lange Anfragen auf freie Kapazität warten dürfen.
 admin-groups-title = Gruppen
-admin-groups-intro = Gateway-Gruppen legen fest, wer welche Modelle nutzen darf, wer aiplane verwaltet und welche Priorität ihre Mitglieder haben.
+admin-groups-intro = Gateway-Gruppen legen fest, wer aiplane verwaltet und welche Priorität ihre Mitglieder haben; welche Modelle sie nutzen dürfen, wird an jedem Pool festgelegt (Backends → Pools).
 admin-users-title = Benutzer
 admin-users-intro = Lokale Konten, die sich bei aiplane anmelden können.
 admin-tokens-title = Alle Tokens
@@ -59,7 +59,7 @@ group-new = Neue Gruppe
 group-new-title = Neue Gruppe
 group-edit-title = Gruppe „{ $name }“ bearbeiten
 group-name = Name
-group-name-hint = Buchstaben, Ziffern, Punkte, Unter- oder Bindestriche. Er lässt sich später nicht ändern.
+group-name-hint = Buchstaben, Ziffern, Punkte, Unter- oder Bindestriche. Beim Umbenennen bleiben alle Verweise darauf erhalten.
 group-description = Beschreibung
 group-roles = Rollen
 group-members = Mitglieder

@@ -1,7 +1,7 @@
 # Die Warteschlange in Echtzeit.
 
 queue-title = Warteschlange
-queue-intro = Anfragen, die auf einen freien Platz bei einem Backend warten, höchste Priorität zuerst.
+queue-intro = Anfragen, die auf einen freien Platz bei einem Backend warten, in der Reihenfolge, in der sie zugeteilt werden.
 queue-empty = Keine Anfrage wartet.
 queue-priority-off = Die Priorisierung von Anfragen ist ausgeschaltet: Alle Anfragen warten in einer Klasse, in der Reihenfolge ihres Eintreffens.
 queue-depth = Wartende je Klasse

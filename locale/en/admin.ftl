@@ -3,7 +3,7 @@
 admin-settings-title = Settings
 admin-settings-intro = Operator settings: request prioritization, the system default priority and how long requests may wait for capacity.
 admin-groups-title = Groups
-admin-groups-intro = Gateway groups decide who may use which models, who administers aiplane, and the priority of their members.
+admin-groups-intro = Gateway groups decide who administers aiplane and the priority of their members; which models they may use is set on each pool (Backends → Pools).
 admin-users-title = Users
 admin-users-intro = Local accounts that can sign in to aiplane.
 admin-tokens-title = All tokens
@@ -59,7 +59,7 @@ group-new = New group
 group-new-title = New group
 group-edit-title = Edit group “{ $name }”
 group-name = Name
-group-name-hint = Letters, digits, dots, underscores or dashes. It cannot be changed later.
+group-name-hint = Letters, digits, dots, underscores or dashes. Renaming keeps every reference to it.
 group-description = Description
 group-roles = Roles
 group-members = Members

@@ -1,7 +1,7 @@
 # The live admission queue.
 
 queue-title = Queue
-queue-intro = Requests waiting for a free backend slot, highest priority first.
+queue-intro = Requests waiting for a free backend slot, in the order they will be dispatched.
 queue-empty = No request is waiting.
 queue-priority-off = Request prioritization is switched off: every request waits in one class, in arrival order.
 queue-depth = Waiting per class

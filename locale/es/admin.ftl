@@ -3,7 +3,7 @@
 admin-settings-title = Ajustes
 admin-settings-intro = Ajustes de operación: priorización de solicitudes, la prioridad predeterminada del sistema y cuánto tiempo puede esperar una solicitud a que haya capacidad libre.
 admin-groups-title = Grupos
-admin-groups-intro = Los grupos de la pasarela deciden quién puede usar qué modelos, quién administra aiplane y la prioridad de sus miembros.
+admin-groups-intro = Los grupos de la pasarela deciden quién administra aiplane y la prioridad de sus miembros; qué modelos pueden usar se decide en cada pool (Servidores → Pools).
 admin-users-title = Usuarios
 admin-users-intro = Cuentas locales que pueden iniciar sesión en aiplane.
 admin-tokens-title = Todos los tokens
@@ -59,7 +59,7 @@ group-new = Nuevo grupo
 group-new-title = Nuevo grupo
 group-edit-title = Editar el grupo «{ $name }»
 group-name = Nombre
-group-name-hint = Letras, cifras, puntos, guiones bajos o guiones. No se puede cambiar después.
+group-name-hint = Letras, cifras, puntos, guiones bajos o guiones. Al renombrarlo se conservan todas las referencias.
 group-description = Descripción
 group-roles = Funciones
 group-members = Miembros

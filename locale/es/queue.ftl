@@ -1,7 +1,7 @@
 # La cola en directo.
 
 queue-title = Cola
-queue-intro = Solicitudes que esperan un hueco libre en un servidor, primero las de mayor prioridad.
+queue-intro = Solicitudes que esperan un hueco libre en un servidor, en el orden en que se les asignará.
 queue-empty = No hay ninguna solicitud en espera.
 queue-priority-off = La priorización de solicitudes está desactivada: todas las solicitudes esperan en una sola clase, por orden de llegada.
 queue-depth = En espera por clase

@@ -3,7 +3,7 @@
 admin-settings-title = Paramètres
 admin-settings-intro = Paramètres d’exploitation : priorisation des requêtes, priorité par défaut du système et durée d’attente maximale d’une requête avant qu’une capacité se libère.
 admin-groups-title = Groupes
-admin-groups-intro = Les groupes de la passerelle déterminent qui peut utiliser quels modèles, qui administre aiplane et la priorité de leurs membres.
+admin-groups-intro = Les groupes de la passerelle déterminent qui administre aiplane et la priorité de leurs membres ; les modèles qu’ils peuvent utiliser se règlent sur chaque pool (Serveurs → Pools).
 admin-users-title = Utilisateurs
 admin-users-intro = Comptes locaux pouvant se connecter à aiplane.
 admin-tokens-title = Tous les jetons
@@ -59,7 +59,7 @@ group-new = Nouveau groupe
 group-new-title = Nouveau groupe
 group-edit-title = Modifier le groupe « { $name } »
 group-name = Nom
-group-name-hint = Lettres, chiffres, points, traits de soulignement ou tirets. Il ne pourra plus être modifié.
+group-name-hint = Lettres, chiffres, points, traits de soulignement ou tirets. Le renommer conserve toutes les références.
 group-description = Description
 group-roles = Rôles
 group-members = Membres

@@ -1,7 +1,7 @@
 # La file d’attente en direct.
 
 queue-title = File d’attente
-queue-intro = Les requêtes qui attendent une place libre sur un serveur, la priorité la plus haute en premier.
+queue-intro = Les requêtes qui attendent une place libre sur un serveur, dans l’ordre où elles seront servies.
 queue-empty = Aucune requête n’est en attente.
 queue-priority-off = La priorisation des requêtes est désactivée : toutes les requêtes attendent dans une seule classe, dans leur ordre d’arrivée.
 queue-depth = En attente par classe

@@ -3,7 +3,7 @@
 admin-settings-title = 设置
 admin-settings-intro = 运行设置：请求优先级、系统默认优先级，以及请求等待空闲容量的最长时间。
 admin-groups-title = 用户组
-admin-groups-intro = 网关用户组决定谁可以使用哪些模型、谁管理 aiplane，以及组成员的优先级。
+admin-groups-intro = 网关用户组决定谁管理 aiplane 以及组成员的优先级；他们可以使用哪些模型在每个池上设置（后端 → 池）。
 admin-users-title = 用户
 admin-users-intro = 可以登录 aiplane 的本地账户。
 admin-tokens-title = 全部令牌
@@ -59,7 +59,7 @@ group-new = 新建用户组
 group-new-title = 新建用户组
 group-edit-title = 编辑用户组“{ $name }”
 group-name = 名称
-group-name-hint = 字母、数字、点、下划线或短横线。之后无法更改。
+group-name-hint = 字母、数字、点、下划线或短横线。重命名后所有引用都会保留。
 group-description = 描述
 group-roles = 角色
 group-members = 成员

@@ -1,7 +1,7 @@
 # 实时准入队列。
 
 queue-title = 队列
-queue-intro = 正在等待后端空闲槽位的请求，优先级最高的排在最前。
+queue-intro = 正在等待后端空闲槽位的请求，按将被调度的顺序排列。
 queue-empty = 没有等待中的请求。
 queue-priority-off = 请求优先级已关闭：所有请求在同一类别中按到达顺序等待。
 queue-depth = 各类别等待数

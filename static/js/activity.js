@@ -1,12 +1,13 @@
 // Administration → Activity: the per-request activity records, newest first, filtered by user,
-// token (its name or id), model, class, outcome and time, a page at a time. The filters live in
-// the address too.
+// token (its name or id), model, class, outcome and time, a page at a time. The filters and the
+// page live in the address: each search is a history entry, so back and forward retrace them.
+// A row opens the record's every field, its error text included.
 import { api } from "./api.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
-import { $, badge, cell, clearInvalid, formatInstant, formatMs, priorityName, tOr } from "./widgets.js";
+import { $, badge, cell, clearInvalid, formatInstant, formatMs, formatNumber, priorityName, tOr } from "./widgets.js";
 
-const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "refused", "unavailable", "client_closed", "upstream_error", "error"];
+const OUTCOMES = ["immediate", "waited", "expired", "cancelled", "rejected", "limited", "refused", "unavailable", "client_closed", "upstream_error", "error"];
 const PAGE_SIZE = 50;
 const FILTERS = ["user", "token", "model", "class", "outcome", "since", "until"];
 
@@ -62,31 +63,112 @@ function tokens(record) {
   );
 }
 
+// The row's time on two lines that never break: the day, then the time to the second.
+const dayFormat = new Intl.DateTimeFormat(lang, { dateStyle: "medium" });
+const clockFormat = new Intl.DateTimeFormat(lang, { timeStyle: "medium" });
+const dayOf = (value) => dayFormat.format(new Date(value));
+const clockOf = (value) => clockFormat.format(new Date(value));
+
+function surfaceName(surface) {
+  return surface ? tOr(`surface-${surface}`, surface) : t("value-none");
+}
+
+function orNone(value) {
+  return value === null || value === undefined || value === "" ? t("value-none") : String(value);
+}
+
+// Every field of the record, in the order a person reads its story.
+function recordFields(record) {
+  const token = record.token_name || record.token_id !== null
+    ? `${record.token_name || t("value-none")}${record.token_id !== null ? ` (#${record.token_id})` : ""}`
+    : t("activity-browser");
+  return [
+    [t("activity-time"), h("time", { datetime: record.at }, formatInstant(record.at))],
+    [t("activity-user"), orNone(record.username)],
+    [t("activity-filter-token"), token],
+    [t("activity-model"), record.model ? h("code", {}, record.model) : t("value-none")],
+    [t("activityui-surface"), surfaceName(record.surface)],
+    [t("activityui-path"), record.path ? h("code", {}, record.path) : t("value-none")],
+    [t("activity-backend"), orNone(record.backend)],
+    [t("activity-class"), badge(`class-${record.class}`, priorityName(record.class))],
+    [t("activityui-hint"), orNone(record.hint)],
+    [t("activityui-score"), record.score === null ? t("value-none") : formatNumber(record.score)],
+    [t("activity-queue-wait"), formatMs(record.queue_ms)],
+    [t("activityui-first-byte"), formatMs(record.first_byte_ms)],
+    [t("activity-duration"), formatMs(record.duration_ms)],
+    [t("activity-outcome"), badge(outcomeKind(record.outcome), outcomeName(record.outcome))],
+    [t("activity-status"), record.status ? String(record.status) : t("value-none")],
+    [t("activityui-input-tokens"), orNone(record.input_tokens)],
+    [t("activityui-output-tokens"), orNone(record.output_tokens)],
+    [t("activityui-cached-tokens"), orNone(record.cached_tokens)],
+    [t("activityui-error"), record.error ? h("span", { class: "record-error" }, record.error) : t("value-none")],
+    [t("activityui-record-id"), String(record.id)],
+  ];
+}
+
+const recordDialog = $("record-dialog");
+
+function openRecord(record) {
+  $("record-fields").replaceChildren(
+    ...recordFields(record).flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]),
+  );
+  recordDialog.showModal();
+  $("record-close").focus();
+}
+
+$("record-close").addEventListener("click", () => recordDialog.close());
+
+// A cell whose names give way first when the table is short of room (cut with an ellipsis).
+function fluid(td, share) {
+  td.classList.add("fluid", `share-${share}`);
+  return td;
+}
+
 function renderRow(record) {
+  const opener = h(
+    "button",
+    {
+      type: "button",
+      class: "link-button",
+      "aria-haspopup": "dialog",
+      "aria-label": t("activityui-open", { time: formatInstant(record.at) }),
+      onclick: () => openRecord(record),
+    },
+    h("time", { datetime: record.at }, dayOf(record.at), h("span", { class: "row-sub" }, clockOf(record.at))),
+  );
   return h(
     "tr",
-    {},
-    cell(t("activity-time"), h("time", { datetime: record.at }, formatInstant(record.at))),
+    {
+      class: "openable",
+      // A click anywhere on the row opens it; the keyboard has the button in the first cell.
+      onclick: (event) => {
+        if (event.target.closest("button, a") || getSelection().toString()) return;
+        openRecord(record);
+      },
+    },
+    cell(t("activity-time"), opener),
     // One child per cell: on a phone a cell is a two-column grid (its label, then its value).
-    cell(
+    fluid(cell(
       t("activity-user"),
       h(
         "span",
         {},
-        h("span", { class: "row-title" }, record.username || t("value-none")),
-        h("span", { class: "row-sub" }, record.token_name ? t("activity-token", { name: record.token_name }) : t("activity-browser")),
+        h("span", { class: "row-title clip", title: record.username }, record.username || t("value-none")),
+        record.token_name
+          ? h("span", { class: "row-sub clip", title: record.token_name }, t("activity-token", { name: record.token_name }))
+          : h("span", { class: "row-sub" }, t("activity-browser")),
       ),
-    ),
-    cell(
+    ), "user"),
+    fluid(cell(
       t("activity-model"),
       h(
         "span",
         {},
-        record.model ? h("code", {}, record.model) : t("value-none"),
-        record.surface ? h("span", { class: "row-sub" }, tOr(`surface-${record.surface}`, record.surface)) : null,
+        record.model ? h("code", { class: "clip", title: record.model }, record.model) : t("value-none"),
+        record.surface ? h("span", { class: "row-sub" }, surfaceName(record.surface)) : null,
       ),
-    ),
-    cell(t("activity-backend"), record.backend || t("value-none")),
+    ), "model"),
+    fluid(cell(t("activity-backend"), record.backend ? h("span", { class: "clip", title: record.backend }, record.backend) : t("value-none")), "backend"),
     cell(
       t("activity-class"),
       h(
@@ -97,19 +179,35 @@ function renderRow(record) {
       ),
     ),
     cell(t("activity-queue-wait"), formatMs(record.queue_ms)),
-    cell(t("activity-outcome"), badge(outcomeKind(record.outcome), outcomeName(record.outcome))),
+    cell(t("activityui-first-byte"), formatMs(record.first_byte_ms)),
+    fluid(cell(
+      t("activity-outcome"),
+      h(
+        "span",
+        {},
+        badge(outcomeKind(record.outcome), outcomeName(record.outcome)),
+        record.error ? h("span", { class: "row-sub clip", title: record.error }, record.error) : null,
+      ),
+    ), "outcome"),
     cell(t("activity-status"), record.status ? String(record.status) : t("value-none")),
     cell(t("activity-duration"), formatMs(record.duration_ms)),
     cell(t("activity-tokens"), tokens(record)),
   );
 }
 
-async function load() {
+// The address of a search: its filters and page (page 1 is left out).
+function address() {
+  const shown = query();
+  if (page > 1) shown.set("page", String(page));
+  return shown.toString() ? `?${shown}` : location.pathname;
+}
+
+// A new search is a new history entry; the first load and back/forward only show one.
+async function load({ remember = true } = {}) {
   clearMessage(pageAlert);
   const params = query();
-  const shown = new URLSearchParams(params);
-  if (page > 1) shown.set("page", String(page));
-  history.replaceState(null, "", shown.toString() ? `?${shown}` : location.pathname);
+  const target = address();
+  if (remember && target !== (location.search || location.pathname)) history.pushState(null, "", target);
   params.set("page", String(page));
   params.set("page_size", String(PAGE_SIZE));
   try {
@@ -121,7 +219,7 @@ async function load() {
     $("activity-wrap").hidden = answer.count === 0;
     $("activity-pager").hidden = answer.count === 0;
     const pages = Math.max(1, Math.ceil(answer.count / answer.page_size));
-    $("page-info").textContent = t("activity-page-of", { page: answer.page, pages, count: answer.count });
+    $("page-info").textContent = t("activityui-page-of", { page: answer.page, pages, count: answer.count });
     $("page-prev").disabled = answer.page <= 1;
     $("page-next").disabled = !answer.has_next;
   } catch (error) {
@@ -141,6 +239,7 @@ form.addEventListener("submit", (event) => {
 
 $("filter-reset").addEventListener("click", () => {
   form.reset();
+  clearInvalid(form);
   page = 1;
   load();
 });
@@ -155,12 +254,22 @@ $("page-next").addEventListener("click", () => {
   load();
 });
 
-// Start from the address: /admin/activity/?user=alice&page=2
-const start = new URLSearchParams(location.search);
-for (const name of FILTERS) {
-  const value = start.get(name);
-  if (!value) continue;
-  form.elements[name].value = name === "since" || name === "until" ? localFromIso(value) : value;
+// The form and page from the address: /admin/activity/?user=alice&page=2
+function restore() {
+  const start = new URLSearchParams(location.search);
+  for (const name of FILTERS) {
+    const value = start.get(name) || "";
+    form.elements[name].value = value && (name === "since" || name === "until") ? localFromIso(value) : value;
+  }
+  clearInvalid(form);
+  page = Math.max(1, Number.parseInt(start.get("page") || "1", 10) || 1);
 }
-page = Math.max(1, Number.parseInt(start.get("page") || "1", 10) || 1);
-load();
+
+window.addEventListener("popstate", () => {
+  if (recordDialog.open) recordDialog.close();
+  restore();
+  load({ remember: false });
+});
+
+restore();
+load({ remember: false });

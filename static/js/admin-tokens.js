@@ -2,6 +2,7 @@
 // priority or restore inheritance, and revoke or delete any token (a leaked key stops at once,
 // and its owner sees who revoked it). A failed save restores the previous selection and clears
 // an earlier success message, as on the personal page.
+import { tokenAllowanceControl } from "./allowances.js";
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
@@ -78,6 +79,10 @@ function renderRow(token) {
     ),
     cell(t("priority-label"), h("div", { class: "cell-control" }, select, setBy, status, alert)),
     cell(t("admin-token-effective"), effective),
+    cell(
+      t("allowance-legend"),
+      h("div", { class: "cell-control" }, tokenAllowanceControl({ token, admin: true, ownerAllowance: () => token.owner_allowance, status })),
+    ),
     cell(t("token-last-used"), formatDate(token.last_used_at)),
     cell(t("column-actions"), actions),
   );

@@ -3,7 +3,7 @@
 import { has, t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(message, { code, status, param = null, type = null, serverMessage = "" }) {
+  constructor(message, { code, status, param = null, type = null, serverMessage = "", reasons = null }) {
     super(message);
     this.name = "ApiError";
     this.code = code;
@@ -11,6 +11,8 @@ export class ApiError extends Error {
     this.param = param;
     this.type = type;
     this.serverMessage = serverMessage;
+    // Every cause of one refusal ({code, message, params}), e.g. each password rule broken.
+    this.reasons = reasons;
   }
 }
 
@@ -77,6 +79,7 @@ export async function api(method, path, body) {
       param: envelope.param ?? null,
       type: envelope.type ?? null,
       serverMessage,
+      reasons: Array.isArray(envelope.reasons) ? envelope.reasons : null,
     });
   }
   return data;

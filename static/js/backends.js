@@ -148,6 +148,20 @@ watchQueue(
 
 // --- the backend list ----------------------------------------------------------------------
 
+// The last failed "Detect now" per backend, shown in its card until a detection succeeds.
+const detectFailures = new Map();
+
+// "GET http://…/v1/models: ConnectError: …" in words: what was probed and what went wrong.
+function detectionFailureText(detection) {
+  const args = { url: detection.url, error: detection.error || "", status: detection.status ?? 0 };
+  return t(`backend-detect-failed-${detection.reason || "unreachable"}`.replaceAll("_", "-"), args);
+}
+
+function noteDetection(updated) {
+  if (!updated.detection || updated.detection.ok) detectFailures.delete(updated.name);
+  else detectFailures.set(updated.name, updated.detection);
+}
+
 function renderBackend(backend) {
   const forwarding = explainForwarding(backend.priority, backend.profile);
   const models = backend.models.length
@@ -162,7 +176,7 @@ function renderBackend(backend) {
     h(
       "header",
       {},
-      h("div", {}, h("h3", { id: `backend-title-${backend.name}` }, backend.name), h("code", { class: "url" }, backend.base_url)),
+      h("div", {}, h("h3", { id: `backend-title-${backend.name}` }, backend.name), h("code", { class: "url", title: backend.base_url }, backend.base_url)),
       h(
         "span",
         { class: "badges" },
@@ -192,6 +206,8 @@ function renderBackend(backend) {
       ]),
     ),
     h("p", { class: `status ${forwarding.forwarded ? "ok" : "info"} forwarding` }, forwarding.text),
+    backend.pools.length ? null : h("p", { class: "status warn no-pool" }, t("backend-no-pool")),
+    detectFailures.has(backend.name) ? h("p", { class: "alert detect-failure" }, detectionFailureText(detectFailures.get(backend.name))) : null,
     h(
       "div",
       { class: "actions", role: "group", "aria-label": t("backend-actions", { name: backend.name }) },
@@ -209,7 +225,7 @@ function renderPool(pool) {
     h("th", { scope: "row", "data-label": t("pool-name") }, h("span", { class: "row-title" }, pool.name)),
     cell(t("pool-kind"), kindName(pool.kind)),
     cell(t("pool-strategy"), strategyName(pool.strategy)),
-    cell(t("pool-groups"), pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-everyone")),
+    cell(t("pool-groups"), pool.everyone ? t("pool-groups-everyone") : pool.allowed_groups.length ? pool.allowed_groups.join(", ") : t("pool-groups-nobody")),
     cell(t("pool-fallback"), pool.fallback || t("value-none")),
     cell(t("pool-backends"), pool.backends.length ? pool.backends.join(", ") : t("value-none")),
     actionsCell(t("pool-actions", { name: pool.name }), { onEdit: () => openPoolEditor(pool), onDelete: () => removePool(pool) }),
@@ -252,9 +268,15 @@ async function detect(backend, button) {
   showStatus(pageStatus, t("backend-detecting", { name: backend.name }));
   try {
     const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(backend.name)}/detect`);
+    noteDetection(updated);
     replaceBackend(updated);
     render();
-    showStatus(pageStatus, t("backend-detected", { name: backend.name }));
+    if (updated.detection && !updated.detection.ok) {
+      clearMessage(pageStatus);
+      showError(pageAlert, t("backend-detect-failed", { name: backend.name }));
+    } else {
+      showStatus(pageStatus, t("backend-detected", { name: backend.name }));
+    }
     list.querySelector(`[data-backend="${CSS.escape(backend.name)}"] button`)?.focus();
   } catch (error) {
     clearMessage(pageStatus);
@@ -384,7 +406,6 @@ function openBackendEditor(backend) {
   resetEditor(backendForm, backendAlert);
   $("backend-editor-title").textContent = backend ? t("backend-edit-title", { name: backend.name }) : t("backend-new-title");
   $("backend-name").value = backend ? backend.name : "";
-  $("backend-name").readOnly = Boolean(backend);
   $("backend-url").value = backend ? backend.base_url : "";
   $("backend-key").value = "";
   $("backend-health").value = backend ? backend.health_path : "";
@@ -399,6 +420,10 @@ function openBackendEditor(backend) {
   $("mapping-field").value = mapping.field ?? "";
   for (const level of ["low", "medium", "high"]) $(`mapping-${level}`).value = mapping[level] ?? "";
   $("editor-detect-status").textContent = "";
+  const poolNames = pools.map((pool) => pool.name);
+  fillCheckList($("backend-pools"), "backend-pool", poolNames, backend ? backend.pools : []);
+  $("backend-pools-none").hidden = poolNames.length > 0;
+  updatePoolWarning();
   fillSurfaces(backend);
   fillKeyState(backend);
   fillDetection(backend);
@@ -407,7 +432,13 @@ function openBackendEditor(backend) {
   (backend ? $("backend-url") : $("backend-name")).focus();
 }
 
+// In no pool, a backend serves nobody: its models answer 404. Say so while the box is unticked.
+function updatePoolWarning() {
+  $("backend-pool-warning").hidden = checkedValues($("backend-pools")).length > 0;
+}
+
 backendForm.addEventListener("change", (event) => {
+  if (event.target.closest("#backend-pools")) updatePoolWarning();
   if (event.target.name === "priority-mode" || event.target.closest("#mapping-part")) updateModeView();
 });
 backendForm.addEventListener("input", (event) => {
@@ -431,11 +462,17 @@ $("editor-detect").addEventListener("click", async () => {
   status.textContent = t("backend-detecting", { name: editingBackend.name });
   try {
     const updated = await api("POST", `/api/v0/admin/backends/${encodeURIComponent(editingBackend.name)}/detect`);
+    noteDetection(updated);
     replaceBackend(updated);
     editingBackend = updated;
     fillDetection(updated);
     updateModeView();
-    status.textContent = t("backend-detected", { name: updated.name });
+    if (updated.detection && !updated.detection.ok) {
+      status.textContent = "";
+      showError(backendAlert, detectionFailureText(updated.detection));
+    } else {
+      status.textContent = t("backend-detected", { name: updated.name });
+    }
   } catch (error) {
     status.textContent = "";
     showError(backendAlert, error.message);
@@ -463,6 +500,7 @@ const BACKEND_CONTROLS = {
   health_path: "backend-health",
   models: "backend-models",
   aliases: "backend-aliases",
+  pools: "backend-pool-0",
   priority: "mode-auto",
   "priority.mode": "mode-auto",
   "priority.mapping": "mapping-field",
@@ -493,7 +531,7 @@ backendForm.addEventListener("submit", async (event) => {
   clearMessage(backendAlert);
   clearInvalid(backendForm);
   const name = $("backend-name").value.trim();
-  if (!editingBackend && backends.some((item) => item.name === name)) {
+  if ((!editingBackend || name !== editingBackend.name) && backends.some((item) => item.name === name)) {
     backendError(t("error-in-field", { field: t("backend-name"), message: t("error-name-taken") }), "name");
     return;
   }
@@ -516,15 +554,27 @@ backendForm.addEventListener("submit", async (event) => {
     aliases,
     priority: priorityFromEditor(),
     surfaces: surfacesFromEditor(),
+    pools: checkedValues($("backend-pools")),
   };
   const save = $("backend-save");
   save.disabled = true;
   try {
+    // A new name first (its pools follow), then the rest of the editor under it.
+    if (editingBackend && name !== editingBackend.name) {
+      await api("POST", `/api/v0/admin/backends/${encodeURIComponent(editingBackend.name)}/rename`, { name });
+      detectFailures.delete(editingBackend.name);
+      editingBackend.name = name;
+    }
     const saved = await api("PUT", "/api/v0/admin/backends", payload);
     replaceBackend(saved);
     await load();
     closeEditors(saved.name, "backend");
-    showStatus(pageStatus, t("backend-saved", { name: saved.name }));
+    if (saved.pools.length) {
+      showStatus(pageStatus, t("backend-saved", { name: saved.name }));
+    } else {
+      // Saved, but serving nobody: a warning, not a success.
+      showError(pageAlert, t("backend-saved-no-pool", { name: saved.name }));
+    }
   } catch (error) {
     backendError(describeError(error, backendLabels()), error.param);
   } finally {
@@ -548,7 +598,6 @@ function openPoolEditor(pool) {
   resetEditor(poolForm, poolAlert);
   $("pool-editor-title").textContent = pool ? t("pool-edit-title", { name: pool.name }) : t("pool-new-title");
   $("pool-name").value = pool ? pool.name : "";
-  $("pool-name").readOnly = Boolean(pool);
   $("pool-kind").replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, kindName(kind))));
   $("pool-kind").value = pool ? pool.kind : "chat";
   $("pool-strategy").replaceChildren(...STRATEGIES.map((s) => h("option", { value: s }, strategyName(s))));
@@ -564,10 +613,20 @@ function openPoolEditor(pool) {
   fillCheckList($("pool-backends"), "pool-backend", backendNames, pool ? pool.backends : []);
   $("pool-backends-none").hidden = backendNames.length > 0;
   fillCheckList($("pool-groups"), "pool-group", groupNames, pool ? pool.allowed_groups : []);
+  $(pool && !pool.everyone ? "pool-access-groups" : "pool-access-everyone").checked = true;
+  updateAccessView();
   showEditor("pool");
   (pool ? $("pool-kind") : $("pool-name")).focus();
 }
 
+// Everyone, or only the checked groups (none checked: nobody, said in a warning).
+function updateAccessView() {
+  const everyone = $("pool-access-everyone").checked;
+  for (const box of $("pool-groups").querySelectorAll("input")) box.disabled = everyone;
+  $("pool-nobody").hidden = everyone || checkedValues($("pool-groups")).length > 0;
+}
+
+$("pool-access").addEventListener("change", updateAccessView);
 $("pool-strategy").addEventListener("change", updateStrategyHint);
 $("pool-new").addEventListener("click", () => openPoolEditor(null));
 $("pool-cancel").addEventListener("click", () => closeEditors(editingPool ? editingPool.name : null, "pool"));
@@ -579,6 +638,7 @@ const POOL_CONTROLS = {
   fallback: "pool-fallback",
   backends: "pool-backend-0",
   allowed_groups: "pool-group-0",
+  everyone: "pool-access-everyone",
 };
 
 poolForm.addEventListener("submit", async (event) => {
@@ -586,7 +646,7 @@ poolForm.addEventListener("submit", async (event) => {
   clearMessage(poolAlert);
   clearInvalid(poolForm);
   const name = $("pool-name").value.trim();
-  if (!editingPool && pools.some((item) => item.name === name)) {
+  if ((!editingPool || name !== editingPool.name) && pools.some((item) => item.name === name)) {
     markInvalid($("pool-name"), "pool-alert");
     showError(poolAlert, t("error-in-field", { field: t("pool-name"), message: t("error-name-taken") }));
     return;
@@ -597,18 +657,27 @@ poolForm.addEventListener("submit", async (event) => {
     strategy: $("pool-strategy").value,
     fallback: $("pool-fallback").value || null,
     backends: checkedValues($("pool-backends")),
-    allowed_groups: checkedValues($("pool-groups")),
+    everyone: $("pool-access-everyone").checked,
+    allowed_groups: $("pool-access-everyone").checked ? [] : checkedValues($("pool-groups")),
   };
+  // Opening a pool that was for some groups to everyone widens access: ask first.
+  if (editingPool && !editingPool.everyone && payload.everyone) {
+    if (!(await confirmAction(t("pool-widen-confirm", { name }), t("pool-widen-action")))) return;
+  }
   const save = $("pool-save");
   save.disabled = true;
   try {
+    if (editingPool && name !== editingPool.name) {
+      await api("POST", `/api/v0/admin/pools/${encodeURIComponent(editingPool.name)}/rename`, { name });
+      editingPool.name = name;
+    }
     await api("PUT", "/api/v0/admin/pools", payload);
     await load();
     closeEditors(name, "pool");
     showStatus(pageStatus, t("pool-saved", { name }));
   } catch (error) {
     markInvalid($(POOL_CONTROLS[error.param]), "pool-alert");
-    const labels = { name: t("pool-name"), kind: t("pool-kind"), strategy: t("pool-strategy"), fallback: t("pool-fallback"), backends: t("pool-backends"), allowed_groups: t("pool-groups") };
+    const labels = { name: t("pool-name"), kind: t("pool-kind"), strategy: t("pool-strategy"), fallback: t("pool-fallback"), backends: t("pool-backends"), allowed_groups: t("pool-groups"), everyone: t("pool-access") };
     showError(poolAlert, describeError(error, labels));
   } finally {
     save.disabled = false;

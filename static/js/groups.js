@@ -1,5 +1,6 @@
 // Administration → Access → Groups: list, create, edit (description, roles, priority, members)
 // and delete gateway groups. A group's priority can also be changed right in the list.
+import { allowanceEditor } from "./allowances.js";
 import { api } from "./api.js";
 import { t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
@@ -115,6 +116,8 @@ const dialog = $("group-dialog");
 const form = $("group-form");
 const alert = $("group-alert");
 const memberList = $("group-members");
+const allowance = allowanceEditor({ kind: "group", alertId: "group-alert" });
+$("group-members-set").before(allowance.element);
 let editing = null; // the group being edited, null when creating
 
 function openEditor(group) {
@@ -122,12 +125,12 @@ function openEditor(group) {
   resetEditor(form, alert);
   $("group-dialog-title").textContent = group ? t("group-edit-title", { name: group.name }) : t("group-new-title");
   $("group-name").value = group ? group.name : "";
-  $("group-name").readOnly = Boolean(group);
   $("group-description").value = group ? group.description : "";
   $("group-admin").checked = Boolean(group && group.is_admin);
   $("group-default").checked = Boolean(group && group.is_default);
   fillPrioritySelect($("group-priority"), group ? group.priority : null);
   $("group-priority").options[0].textContent = t("group-priority-none");
+  allowance.set(group ? group.allowance : null);
   fillCheckList(memberList, "member", usernames, group ? group.members : []);
   $("group-members-none").hidden = usernames.length > 0;
   $("group-members-filter").value = "";
@@ -164,13 +167,21 @@ form.addEventListener("submit", async (event) => {
     showError(alert, t("error-invalid-name"));
     return;
   }
-  if (!editing && groups.some((group) => group.name === name)) {
+  if ((!editing || name !== editing.name) && groups.some((group) => group.name === name)) {
     markInvalid($("group-name"), "group-alert");
     showError(alert, t("error-name-taken"));
     return;
   }
+  let limits;
+  try {
+    limits = allowance.value();
+  } catch (error) {
+    showError(alert, error.message);
+    return;
+  }
   const payload = {
     name,
+    allowance: limits,
     description: $("group-description").value.trim(),
     is_admin: $("group-admin").checked,
     is_default: $("group-default").checked,
@@ -180,11 +191,17 @@ form.addEventListener("submit", async (event) => {
   const submit = $("group-submit");
   submit.disabled = true;
   try {
+    // A new name first (pools that allow the group follow), then the rest under it.
+    if (editing && name !== editing.name) {
+      await api("POST", `/api/v0/admin/groups/${encodeURIComponent(editing.name)}/rename`, { name });
+      editing.name = name;
+    }
     await api("PUT", "/api/v0/admin/groups", payload);
     dialog.close();
     await attempt(load);
     showStatus(pageStatus, editing ? t("group-saved", { name }) : t("group-created", { name }));
   } catch (error) {
+    if (String(error.param).startsWith("allowance")) allowance.markParam(error.param);
     markInvalid($(FIELD_OF_PARAM[error.param]), "group-alert");
     const labels = { name: t("group-name"), description: t("group-description"), members: t("group-members") };
     showError(alert, describeError(error, labels));

@@ -1,5 +1,6 @@
 // Administration → Queue: the live admission queue over /ws/queue (polling every 2 s when the
-// websocket fails): depth per class, every waiter with its age (ticking), per backend the
+// websocket fails): depth per class, every waiter in dispatch order per line of backends with
+// its place, class, score (serial) and age (ticking), per backend the
 // requests in flight against its capacity and its health, and the last dispatches, newest first.
 // The server sends a picture only when something changes: ages tick here, between pictures.
 import { lang, t } from "./i18n.js";
@@ -26,7 +27,7 @@ function agoText(at) {
 // Ages tick between pictures: the age the server sent plus the time since it arrived.
 function tick() {
   const since = (performance.now() - receivedAt) / 1000;
-  for (const span of document.querySelectorAll("#waiters-body .age")) {
+  for (const span of document.querySelectorAll("#waiters-table .age")) {
     span.textContent = formatSeconds(Number(span.dataset.age) + since);
   }
   for (const span of document.querySelectorAll("#recent-body .ago")) {
@@ -35,21 +36,47 @@ function tick() {
 }
 setInterval(tick, 1000);
 
-function renderWaiters() {
-  const body = $("waiters-body");
-  body.replaceChildren(
-    ...waiters.map((waiter) =>
+// One <tbody> per line of backends, its waiters in the order its next free slots go to them:
+// a heading row names the backends, each row its place, class, score (serial) and age.
+function renderWaiters(lines, scheduler) {
+  const table = $("waiters-table");
+  const scored = scheduler === "serial";
+  $("waiters-score-col").hidden = !scored;
+  for (const old of table.querySelectorAll("tbody")) old.remove();
+  const columns = scored ? 9 : 8;
+  for (const line of lines) {
+    const mine = waiters.filter((waiter) => waiter.line === line.id);
+    if (mine.length === 0) continue;
+    table.append(
       h(
-        "tr",
-        { dataset: { waiter: String(waiter.id) } },
-        cell(t("queue-class"), badge(`class-${waiter.class}`, priorityName(waiter.class))),
-        cell(t("queue-model"), h("code", {}, waiter.model || t("value-none"))),
-        cell(t("queue-user"), waiter.user || t("value-none")),
-        cell(t("queue-token"), waiter.token || t("queue-token-session")),
-        ageCell(waiter),
+        "tbody",
+        { class: "queue-line", dataset: { line: line.id } },
+        h(
+          "tr",
+          { class: "line-head" },
+          h(
+            "th",
+            { scope: "rowgroup", colspan: String(columns) },
+            t("queue-line-heading", { backends: line.backends.join(", "), count: mine.length }),
+          ),
+        ),
+        ...mine.map((waiter) =>
+          h(
+            "tr",
+            { dataset: { waiter: String(waiter.id), position: String(waiter.position) } },
+            h("th", { scope: "row", class: "num", "data-label": t("queue-position") }, t("queue-position-value", { position: waiter.position })),
+            cell(t("queue-class"), badge(`class-${waiter.class}`, priorityName(waiter.class))),
+            scored ? cell(t("queue-score"), h("span", { class: "num score" }, waiter.score === null ? t("value-none") : waiter.score.toFixed(2))) : null,
+            cell(t("queue-model"), h("code", {}, waiter.model || t("value-none"))),
+            cell(t("queue-user"), waiter.user || t("value-none")),
+            cell(t("queue-token"), waiter.token || t("queue-token-session")),
+            cell(t("queue-waits-for"), h("span", { class: "waits-for" }, (waiter.waits_for || []).join(", ") || t("value-none"))),
+            ageCell(waiter),
+          ),
+        ),
       ),
-    ),
-  );
+    );
+  }
   $("waiters-empty").hidden = waiters.length > 0;
   $("waiters-wrap").hidden = waiters.length === 0;
 }
@@ -127,7 +154,7 @@ function render(state) {
   $("queue-priority-off").hidden = Boolean(state.priority_enabled);
   for (const cls of CLASSES) $(`depth-${cls}`).textContent = String(state.depth ? state.depth[cls] ?? 0 : 0);
   waiters = state.waiters || [];
-  renderWaiters();
+  renderWaiters(state.lines || [], state.scheduler);
   renderBackends(state.backends || []);
   renderRecent(state.recent || []);
 }

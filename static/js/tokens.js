@@ -1,9 +1,12 @@
-// Personal API tokens: the list with a Priority tile per token, the create dialog, the plaintext
-// shown once, revoke, rotate and delete. Talks to /api/v0/tokens.
+// Personal API tokens: the list with a Priority tile per token, the create dialog (priority,
+// expiry, models), the plaintext shown once with ready examples, revoke, rotate and delete.
+// Talks to /api/v0/tokens.
+import { tokenAllowanceControl } from "./allowances.js";
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
-import { $, INHERIT, LEVELS, confirmAction, revokedText, tokenState } from "./widgets.js";
+import { $, INHERIT, LEVELS, checkedValues, confirmAction, fillCheckList, revokedText, tokenState } from "./widgets.js";
+import { baseUrl, callableModels, example, exampleOptions } from "./connect.js";
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
@@ -36,6 +39,15 @@ function fillPrioritySelect(select, current) {
 
 function metaRow(label, value) {
   return [h("dt", {}, label), h("dd", {}, value)];
+}
+
+// A class an administrator granted above the owner's ceiling: who set it, and that the owner
+// can lower it but not raise it back (their own saves are capped at the ceiling).
+function raisedNote(token) {
+  if (!details || !token.priority_set_by_admin || !token.priority) return null;
+  if (LEVELS.indexOf(token.priority) <= LEVELS.indexOf(details.max_priority)) return null;
+  const args = { priority: priorityName(token.priority), admin: token.priority_set_by || "", max: priorityName(details.max_priority) };
+  return h("p", { class: "hint raised-by" }, t(token.priority_set_by ? "token-raised-by" : "token-raised-by-unknown", args));
 }
 
 function renderToken(token) {
@@ -85,6 +97,7 @@ function renderToken(token) {
     metaRow(t("token-created"), formatDate(token.created_at)),
     metaRow(t("token-last-used"), formatDate(token.last_used_at)),
     token.expires_at ? metaRow(t("token-expires"), formatDate(token.expires_at)) : [],
+    token.model_allowlist ? metaRow(t("activityui-models"), token.model_allowlist.join(", ")) : [],
   );
 
   return h(
@@ -103,8 +116,15 @@ function renderToken(token) {
       { class: "tile priority-tile" },
       h("label", { for: selectId }, t("priority-label")),
       select,
+      raisedNote(token),
       tileStatus,
       tileAlert,
+    ),
+    h(
+      "div",
+      { class: "tile allowance-tile" },
+      h("span", { class: "tile-label" }, t("allowance-legend")),
+      tokenAllowanceControl({ token, admin: false, ownerAllowance: () => details.owner_allowance, status: tileStatus }),
     ),
     actions,
   );
@@ -151,7 +171,7 @@ async function rotate(token) {
   await attempt(async () => {
     const rotated = await api("POST", `/api/v0/tokens/${token.id}/rotate`);
     await load();
-    showSecret(rotated.plaintext);
+    showSecret(rotated.plaintext, rotated.model_allowlist);
   });
 }
 
@@ -161,10 +181,34 @@ const createDialog = $("create-dialog");
 const createForm = $("create-form");
 const createAlert = $("create-alert");
 
+const EXPIRY_DAYS = [7, 30, 90, 365];
+let models = []; // what /v1/models lists for this person: the choices of the allowlist
+
+$("create-expiry").replaceChildren(
+  h("option", { value: "" }, t("activityui-expiry-never")),
+  ...EXPIRY_DAYS.map((days) => h("option", { value: String(days) }, t("activityui-expiry-days", { days }))),
+);
+
+async function loadModels() {
+  try {
+    models = await callableModels();
+  } catch {
+    models = []; // the token can still be made for every model; the hint says none are listed
+  }
+  fillCheckList($("create-models"), "create-model", models, []);
+  $("create-models-none").hidden = models.length > 0;
+}
+
+function expiresAt() {
+  const days = Number($("create-expiry").value);
+  return days ? new Date(Date.now() + days * 86_400_000).toISOString() : null;
+}
+
 $("create-open").addEventListener("click", () => {
   createForm.reset();
   clearMessage(createAlert);
   fillPrioritySelect($("create-priority"), null);
+  fillCheckList($("create-models"), "create-model", models, []);
   createDialog.showModal();
   $("create-name").focus();
 });
@@ -184,10 +228,16 @@ createForm.addEventListener("submit", async (event) => {
   const submit = $("create-submit");
   submit.disabled = true;
   try {
-    const created = await api("POST", "/api/v0/tokens", { name, priority: priority === INHERIT ? null : priority });
+    const chosen = checkedValues($("create-models"));
+    const created = await api("POST", "/api/v0/tokens", {
+      name,
+      priority: priority === INHERIT ? null : priority,
+      expires_at: expiresAt(),
+      model_allowlist: chosen.length ? chosen : null, // none checked: every model of the groups
+    });
     createDialog.close();
     await attempt(load);
-    showSecret(created.plaintext);
+    showSecret(created.plaintext, created.model_allowlist);
   } catch (error) {
     showError(createAlert, error.message);
   } finally {
@@ -199,13 +249,48 @@ const secretDialog = $("secret-dialog");
 const secretValue = $("secret-value");
 const secretStatus = $("secret-status");
 
-function showSecret(plaintext) {
+const connectKind = $("connect-kind");
+const connectExample = $("connect-example");
+let connection = null; // { base, key, model } while the secret dialog is open
+exampleOptions(connectKind);
+
+function showExample() {
+  connectExample.textContent = connection ? example(connectKind.value, connection) : "";
+}
+connectKind.addEventListener("change", () => {
+  clearMessage($("connect-status"));
+  showExample();
+});
+
+// The examples name a model the token may call: its first allowed one, else the first listed.
+function showSecret(plaintext, allowlist = null) {
   secretValue.value = plaintext;
   clearMessage(secretStatus);
+  clearMessage($("connect-status"));
+  const model = (allowlist && allowlist[0]) || models[0] || "MODEL";
+  connection = { base: baseUrl(), key: plaintext, model };
+  $("connect-base").textContent = `${connection.base}/v1`;
+  showExample();
   secretDialog.showModal();
   secretValue.focus();
   secretValue.select();
 }
+
+async function copyText(text, source, status) {
+  try {
+    await navigator.clipboard.writeText(text);
+    showStatus(status, t("secret-copied"));
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    const copied = document.execCommand && document.execCommand("copy");
+    showStatus(status, t(copied ? "secret-copied" : "secret-copy-failed"));
+  }
+}
+
+$("connect-copy").addEventListener("click", () => copyText(connectExample.textContent, connectExample, $("connect-status")));
 
 $("secret-copy").addEventListener("click", async () => {
   try {
@@ -222,9 +307,12 @@ $("secret-copy").addEventListener("click", async () => {
 // The plaintext must not linger in the page once the dialog is gone.
 secretDialog.addEventListener("close", () => {
   secretValue.value = "";
+  connection = null;
+  showExample();
 });
 $("secret-done").addEventListener("click", () => secretDialog.close());
 
+loadModels();
 attempt(load).finally(() => {
   $("tokens-loading").hidden = true;
 });

@@ -1,9 +1,10 @@
-// Administration → Users: local accounts; create (username, email, password), edit (active, email,
-// a new password) and delete.
+// Administration → Users: local accounts with their groups and effective priority; create
+// (username, email, password, groups), edit (active, email, a new password, groups) and delete.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
-import { $, actionsCell, badge, cell, clearInvalid, confirmAction, describeError, markInvalid, resetEditor } from "./widgets.js";
+import { showPasswordRefusal } from "./passwords.js";
+import { $, actionsCell, badge, cell, checkedValues, clearInvalid, confirmAction, describeError, fillCheckList, markInvalid, priorityName, resetEditor } from "./widgets.js";
 
 const pageAlert = $("page-alert");
 const pageStatus = $("page-status");
@@ -12,6 +13,7 @@ const body = $("users-body");
 
 let users = [];
 let me = null;
+let groups = []; // every group: {name, is_default, priority}
 
 function statusBadges(user) {
   return [
@@ -32,7 +34,16 @@ function renderRow(user) {
     ),
     cell(t("user-email"), user.email || h("span", { class: "muted" }, t("value-none"))),
     cell(t("user-status"), h("span", { class: "badges" }, statusBadges(user))),
-    cell(t("user-groups"), user.groups.length ? user.groups.join(", ") : h("span", { class: "muted" }, t("value-none"))),
+    cell(t("user-groups"), user.groups.length ? h("span", { class: "user-groups" }, user.groups.join(", ")) : h("span", { class: "muted" }, t("value-none"))),
+    cell(
+      t("user-priority"),
+      h(
+        "span",
+        { class: "user-priority" },
+        badge(`class-${user.priority}`, priorityName(user.priority)),
+        h("span", { class: "row-sub" }, t("user-max-priority", { priority: priorityName(user.max_priority) })),
+      ),
+    ),
     cell(t("user-last-login"), formatDate(user.last_login)),
     actionsCell(t("user-actions", { name: user.username }), { onEdit: () => openEditor(user), onDelete: () => remove(user) }),
   );
@@ -46,9 +57,14 @@ function render() {
 }
 
 async function load() {
-  const [answer, who] = await Promise.all([api("GET", "/api/v0/admin/users"), me === null ? api("GET", "/api/v0/me") : null]);
+  const [answer, who, known] = await Promise.all([
+    api("GET", "/api/v0/admin/users"),
+    me === null ? api("GET", "/api/v0/me") : null,
+    api("GET", "/api/v0/admin/groups"),
+  ]);
   if (who) me = who.id;
   users = answer.users;
+  groups = known.groups;
   render();
 }
 
@@ -79,6 +95,10 @@ function openEditor(user) {
   $("user-password-label").textContent = user ? t("user-new-password") : t("user-password");
   $("user-password-hint").textContent = user ? t("user-new-password-hint") : t("user-password-hint");
   $("user-submit").textContent = user ? t("action-save") : t("user-create");
+  // Default groups hold everyone already: only the others can be chosen.
+  const choosable = groups.filter((group) => !group.is_default).map((group) => group.name);
+  fillCheckList($("user-groups"), "user-group", choosable, user ? user.groups : []);
+  $("user-groups-none").hidden = choosable.length > 0;
   dialog.showModal();
   (user ? $("user-email") : $("user-username")).focus();
 }
@@ -86,7 +106,7 @@ function openEditor(user) {
 $("user-new").addEventListener("click", () => openEditor(null));
 $("user-cancel").addEventListener("click", () => dialog.close());
 
-const FIELD_OF_PARAM = { username: "user-username", email: "user-email", password: "user-password", is_active: "user-active" };
+const FIELD_OF_PARAM = { username: "user-username", email: "user-email", password: "user-password", is_active: "user-active", groups: "user-group-0" };
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -96,6 +116,7 @@ form.addEventListener("submit", async (event) => {
   const password = $("user-password").value;
   const payload = { email: $("user-email").value.trim(), is_active: $("user-active").checked };
   if (password) payload.password = password;
+  payload.groups = checkedValues($("user-groups"));
   if (!editing) {
     if (!username) {
       markInvalid($("user-username"), "user-alert");
@@ -118,6 +139,7 @@ form.addEventListener("submit", async (event) => {
     showStatus(pageStatus, editing ? t("user-saved", { name }) : t("user-created", { name }));
   } catch (error) {
     markInvalid($(FIELD_OF_PARAM[error.param]), "user-alert");
+    if (showPasswordRefusal(alert, error)) return;
     const labels = { username: t("user-username"), email: t("user-email"), password: $("user-password-label").textContent };
     showError(alert, describeError(error, labels));
   } finally {

@@ -29,6 +29,7 @@ def shown(group: GatewayGroup) -> dict[str, Any]:
         "is_admin": group.is_admin,
         "is_default": group.is_default,
         "priority": None if group.priority is None else group.priority_class.label,
+        "allowance": group.allowance,
         "members": sorted(u.username for u in group.members.all()),
         "created_at": DateTimeField().to_representation(group.created_at),
         "updated_at": DateTimeField().to_representation(group.updated_at),

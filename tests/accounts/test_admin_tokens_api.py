@@ -46,6 +46,13 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "owner_priority": "medium",
         "priority_set_by": None if setter is None else setter.username,
         "priority_set_by_admin": token.priority_set_by_admin,
+        "allowance": token.allowance,
+        "effective_allowance": [],
+        "owner_allowance": [],
+        "allowance_set_by": None
+        if token.allowance_set_by is None
+        else token.allowance_set_by.username,
+        "allowance_set_by_admin": token.allowance_set_by_admin,
     }
     return body | overrides
 

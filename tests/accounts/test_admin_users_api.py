@@ -34,6 +34,8 @@ def shown(user: Any, *, is_admin: bool = False, groups: list[str] | None = None)
         "groups": groups or [],
         "date_joined": iso(user.date_joined),
         "last_login": iso(user.last_login),
+        "priority": "medium",
+        "max_priority": "high" if is_admin else "medium",
     }
 
 
@@ -84,12 +86,24 @@ def test_an_account_without_a_password_cannot_sign_in_yet(carol_client: Client) 
         ),
         (
             {"username": "dave", "password": "short"},
-            envelope(
-                "This password is too short. It must contain at least 8 characters.",
-                "invalid_request_error",
-                "invalid_password",
-                "password",
-            ),
+            {
+                "error": {
+                    **envelope(
+                        "This password is too short. It must contain at least 8 characters.",
+                        "invalid_request_error",
+                        "invalid_password",
+                        "password",
+                    )["error"],
+                    "reasons": [
+                        {
+                            "code": "password_too_short",
+                            "message": "This password is too short. It must contain at least"
+                            " 8 characters.",
+                            "params": {"min_length": 8},
+                        }
+                    ],
+                }
+            },
         ),
         (
             {"username": "no spaces"},

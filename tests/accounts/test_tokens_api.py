@@ -36,6 +36,7 @@ def row(token: ApiToken) -> dict[str, Any]:
 
 def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
     token.refresh_from_db()
+    setter = token.priority_set_by
     body = {
         "id": token.pk,
         "name": token.name,
@@ -49,6 +50,10 @@ def shown(token: ApiToken, **overrides: Any) -> dict[str, Any]:
         "priority": None if token.priority is None else token.priority_class.label,
         "effective_priority": "medium",
         "model_allowlist": token.model_allowlist,
+        "priority_set_by": None if setter is None else setter.username,
+        "priority_set_by_admin": token.priority_set_by_admin,
+        "allowance": token.allowance,
+        "effective_allowance": [],
     }
     return body | overrides
 
@@ -167,6 +172,15 @@ def test_an_administrator_may_create_a_token_above_their_inherited_priority(
             ),
         ),
         (
+            {"name": "x", "model_allowlist": []},
+            envelope(
+                "Name at least one model, or send null for every model your groups allow.",
+                "invalid_request_error",
+                "empty_allowlist",
+                "model_allowlist",
+            ),
+        ),
+        (
             {"name": "x", "expires_at": "2001-01-01T00:00:00Z"},
             envelope(
                 "The expiry must be in the future.",
@@ -236,6 +250,8 @@ def test_details_show_saved_priorities_my_inherited_priority_ceiling_and_the_swi
         "owner_priority": "high",
         "max_priority": "high",
         "priority_enabled": True,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 
@@ -249,6 +265,8 @@ def test_details_report_the_capped_effective_class_after_losing_a_group(
         "owner_priority": "medium",
         "max_priority": "medium",
         "priority_enabled": False,
+        "owner_allowance": [],
+        "allowance_ceiling": [],
     }
 
 

@@ -42,6 +42,7 @@ def test_the_priority_mode_editor_saves_a_manual_mapping_then_gateway_only(
     page: Any, carol: Any, sign_in: Any, screenshot: Any
 ) -> None:
     topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL, "max_inflight": 4})
+    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     expect(card(page, "gpu-1")).to_contain_text("Automatic")
@@ -160,7 +161,12 @@ def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
         form.get_by_label("Aliases").fill("small = sim-small")
         expect(form.get_by_role("button", name="Detect now")).to_be_hidden()
         form.get_by_role("button", name="Save backend").click()
-        expect(page.locator("#page-status")).to_have_text("Backend “sglang-1” saved and applied.")
+        # Saved, but in no pool yet: a warning, not "saved and applied".
+        expect(page.locator("#page-alert")).to_have_text(
+            "Backend “sglang-1” saved, but it is in no pool: its models answer 404 until a pool"
+            " includes it."
+        )
+        expect(card(page, "sglang-1").locator(".no-pool")).to_be_visible()
 
         backend = Backend.objects.get(name="sglang-1")
         assert (backend.max_inflight, backend.served_models, backend.aliases) == (
@@ -205,6 +211,7 @@ def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
         expect(pool_row).to_contain_text("Prefix affinity")
         expect(pool_row).to_contain_text("Everyone")
         expect(card(page, "sglang-1")).to_contain_text("chat")
+        expect(card(page, "sglang-1").locator(".no-pool")).to_have_count(0)
         screenshot(page, "admin-backends")
     finally:
         engine.stop()
@@ -262,7 +269,121 @@ def test_how_messages_are_served_is_shown_and_chosen_per_backend(
     form = editor(page)
     form.get_by_label(field).select_option(label=choice)
     screenshot(page, f"admin-backends-surfaces-{admin}")
-    form.locator("#backend-save").click()
+    # An engine not yet detected is served translated already: the card's text alone does not
+    # say the save went through, the PUT's answer does.
+    with page.expect_response(
+        lambda r: r.url.endswith("/api/v0/admin/backends") and r.request.method == "PUT"
+    ):
+        form.locator("#backend-save").click()
 
+    expect(form).to_be_hidden()  # saved: the card's text was the same before
     expect(card(page, "gpu-1")).to_contain_text(served)
     assert Backend.objects.get(name="gpu-1").surfaces == {"messages": "translate"}
+
+
+@pytest.mark.parametrize(
+    ("language", "failed"),
+    [
+        ("en", "Detection failed: {url} did not answer (ConnectError: "),
+        ("de", "Erkennung fehlgeschlagen: {url} hat nicht geantwortet (ConnectError: "),
+    ],
+)
+def test_detect_now_on_an_unreachable_backend_shows_the_url_and_the_error_in_its_card(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any, language: str, failed: str
+) -> None:
+    from accounts.models import UserProfile
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    card(page, "gpu-1").locator(".actions button").nth(1).click()  # Detect now
+
+    failure = card(page, "gpu-1").locator(".detect-failure")
+    expect(failure).to_contain_text(failed.format(url=DEAD_URL + "/models"))
+    expect(page.locator("#page-status")).to_be_hidden()  # no green "finished"
+    expect(page.locator("#page-alert")).to_be_visible()
+    screenshot(page, f"admin-backends-detect-failed-{language}")
+
+    # In the editor the same failure is the editor's alert.
+    card(page, "gpu-1").locator(".actions button").nth(0).click()
+    editor(page).locator("#editor-detect").click()
+    expect(page.locator("#backend-alert")).to_contain_text(failed.format(url=DEAD_URL + "/models"))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_backend_in_no_pool_is_warned_about_and_the_editor_adds_it_to_a_pool(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any, width: int
+) -> None:
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    topology.pool_save(data={"name": "chat"}, known_groups=set())
+    topology.pool_save(data={"name": "batch"}, known_groups=set())
+    page.set_viewport_size({"width": width, "height": 800})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    warning = card(page, "gpu-1").locator(".no-pool")
+    expect(warning).to_have_text(
+        "In no pool: nobody can call its models (they answer 404) until a pool includes this"
+        " backend."
+    )
+    card(page, "gpu-1").get_by_role("button", name="Edit").click()
+    form = editor(page)
+    expect(form.locator("#backend-pool-warning")).to_be_visible()
+    screenshot(page, "admin-backends-no-pool", widths=((width, 800),))
+    form.locator("#backend-pools").get_by_label("chat").check()
+    expect(form.locator("#backend-pool-warning")).to_be_hidden()
+    form.get_by_role("button", name="Save backend").click()
+
+    expect(page.locator("#page-status")).to_have_text("Backend “gpu-1” saved and applied.")
+    expect(warning).to_have_count(0)
+    assert [p.name for p in Backend.objects.get(name="gpu-1").pools.all()] == ["chat"]
+    expect(page.locator("#pools-body tr[data-pool='chat']")).to_contain_text("gpu-1")
+
+
+@pytest.mark.parametrize(
+    ("language", "everyone", "confirm", "open_to_all", "nobody"),
+    [
+        ("en", "Everyone", "Open the pool “team” to everyone?", "Open to everyone",
+         "No group checked: nobody may use this pool."),
+        ("de", "Alle", "Den Pool „team“ für alle öffnen?", "Für alle öffnen",
+         "Keine Gruppe angekreuzt: Niemand darf diesen Pool nutzen."),
+    ],
+)  # fmt: skip
+def test_opening_a_pool_to_everyone_is_an_explicit_choice_that_is_confirmed_first(
+    page: Any, carol: Any, sign_in: Any, screenshot: Any,
+    language: str, everyone: str, confirm: str, open_to_all: str, nobody: str,
+) -> None:  # fmt: skip
+    from accounts.models import UserProfile
+    from tests.factories import make_group
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
+    make_group("research")
+    topology.pool_save(
+        data={"name": "team", "allowed_groups": ["research"]}, known_groups={"research"}
+    )
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    page.locator("#pools-body tr[data-pool='team'] .row-actions button").nth(0).click()
+    form = page.locator("#pool-editor")
+    expect(form.locator("#pool-access-groups")).to_be_checked()
+
+    # Unchecking the last group says the pool is then for nobody (it is not opened).
+    form.locator("#pool-groups").get_by_label("research").uncheck()
+    expect(form.locator("#pool-nobody")).to_have_text(nobody)
+    form.get_by_label(everyone, exact=True).check()
+    expect(form.locator("#pool-nobody")).to_be_hidden()
+    form.locator("#pool-save").click()
+    dialog = page.locator("#confirm-dialog")
+    expect(dialog).to_contain_text(confirm)
+    screenshot(page, f"admin-pools-widen-{language}", widths=((1280, 800),))
+    dialog.locator("#confirm-cancel").click()
+    pool = Pool.objects.get(name="team")
+    assert (pool.everyone, pool.allowed_groups) == (False, ["research"])  # cancelled: unchanged
+
+    form.locator("#pool-save").click()
+    dialog.get_by_role("button", name=open_to_all).click()
+    expect(form).to_be_hidden()
+    pool.refresh_from_db()
+    assert (pool.everyone, pool.allowed_groups) == (True, [])
+    expect(page.locator("#pools-body tr[data-pool='team']")).to_contain_text(everyone)

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from aiplane.catalog import settings_update
 from tests.browser.helpers import StreamingCall, wait_until
-from tests.factories import make_group, make_token_with_secret
+from tests.factories import make_group, make_token_with_secret, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -50,7 +50,7 @@ def test_the_live_queue_shows_a_waiter_and_then_shows_it_gone(
         queued = StreamingCall(aiplane_server.url, alice_key, "in line")
         wait_until(lambda: runtime.queue.waiting == 1, "alice's request waits")
 
-        waiter = page.locator("#waiters-body tr")
+        waiter = page.locator("#waiters-table tr[data-waiter]")
         expect(waiter).to_have_count(1)
         for text in ("Medium", "sim-small", "alice", "alice-agent"):
             expect(waiter).to_contain_text(text)
@@ -97,7 +97,7 @@ def test_without_a_websocket_the_page_polls_every_two_seconds(
         wait_until(lambda: runtime.slots["sim-1"].inflight == 1, "the blocker holds the slot")
         queued = StreamingCall(aiplane_server.url, alice_key, "in line")
         wait_until(lambda: runtime.queue.waiting == 1, "alice's request waits")
-        expect(page.locator("#waiters-body tr")).to_have_count(1, timeout=5000)
+        expect(page.locator("#waiters-table tr[data-waiter]")).to_have_count(1, timeout=5000)
         expect(page.locator("#depth-medium")).to_have_text("1")
     finally:
         blocker.close()
@@ -160,3 +160,91 @@ def test_the_queue_page_lists_a_recent_dispatch_after_a_request_completes(
     first = ago.inner_text()
     expect(ago).not_to_have_text(first, timeout=3000)
     screenshot(page, "admin-queue-recent")
+
+
+@pytest.mark.parametrize(
+    ("language", "heading", "place"),
+    [("en", "sim-1: 2 requests wait", "Place"), ("de", "sim-1: 2 Anfragen warten", "Platz")],
+)
+def test_the_queue_lists_waiters_in_the_order_they_will_be_dispatched(
+    page: Any,
+    aiplane_server: Any,
+    busy_engine: Any,
+    alice: Any,
+    bob: Any,
+    carol: Any,
+    sign_in: Any,
+    screenshot: Any,
+    language: str,
+    heading: str,
+    place: str,
+) -> None:
+    from accounts.models import UserProfile
+
+    UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
+    dave = make_user("dave")
+    runtime = aiplane_server.app.runtime
+    settings_update(values={"gateway.priority_enabled": True})
+    make_group("batch", priority="low", members=[bob])
+    make_group("research", priority="high", members=[dave])
+    _, alice_key = make_token_with_secret(alice, name="alice-agent")
+    _, bob_key = make_token_with_secret(bob, name="bob-batch")
+    _, dave_key = make_token_with_secret(dave, name="dave-agent")
+    sign_in(page, "carol")
+    page.goto("/admin/queue/")
+    blocker = StreamingCall(aiplane_server.url, alice_key)
+    calls = [blocker]
+    try:
+        wait_until(lambda: runtime.slots["sim-1"].inflight == 1, "the blocker holds the slot")
+        calls.append(StreamingCall(aiplane_server.url, bob_key, "low, first"))
+        wait_until(lambda: runtime.queue.waiting == 1, "bob's request waits")
+        calls.append(StreamingCall(aiplane_server.url, dave_key, "high, later"))
+        wait_until(lambda: runtime.queue.waiting == 2, "dave's request waits too")
+
+        line = page.locator("#waiters-table tbody[data-line='sim-1']")
+        expect(line.locator(".line-head")).to_have_text(heading)
+        rows = line.locator("tr[data-waiter]")
+        expect(rows).to_have_count(2)
+        # dave came second but goes first: his class is higher.
+        expect(rows.nth(0)).to_contain_text("dave")
+        expect(rows.nth(0).locator("th")).to_have_text("1.")
+        expect(rows.nth(1)).to_contain_text("bob")
+        expect(rows.nth(1).locator("th")).to_have_text("2.")
+        expect(rows.nth(0).locator("[data-label]").nth(0)).to_have_attribute("data-label", place)
+        for row in (rows.nth(0), rows.nth(1)):
+            expect(row.locator(".waits-for")).to_have_text("sim-1")
+        expect(page.locator("#waiters-score-col")).to_be_hidden()  # strict has no score
+        screenshot(page, f"admin-queue-order-{language}")
+    finally:
+        for call in calls:
+            call.close()
+
+
+def test_under_the_serial_scheduler_the_queue_shows_each_waiters_score(
+    page: Any,
+    aiplane_server: Any,
+    busy_engine: Any,
+    alice: Any,
+    bob: Any,
+    carol: Any,
+    sign_in: Any,
+) -> None:
+    runtime = aiplane_server.app.runtime
+    settings_update(values={"gateway.priority_enabled": True, "gateway.scheduler": "serial"})
+    make_group("research", priority="high", members=[bob])
+    _, alice_key = make_token_with_secret(alice, name="alice-agent")
+    _, bob_key = make_token_with_secret(bob, name="bob-agent")
+    sign_in(page, "carol")
+    page.goto("/admin/queue/")
+    calls = [StreamingCall(aiplane_server.url, alice_key)]
+    try:
+        wait_until(lambda: runtime.slots["sim-1"].inflight == 1, "the blocker holds the slot")
+        calls.append(StreamingCall(aiplane_server.url, bob_key, "high"))
+        wait_until(lambda: runtime.queue.waiting == 1, "bob's request waits")
+        expect(page.locator("#waiters-score-col")).to_be_visible()
+        score = page.locator("#waiters-table tr[data-waiter] .score")
+        # The high band's anchor is 100; aging adds a little while it waits.
+        expect(score).to_have_text(re.compile(r"^100\.\d\d$"))
+    finally:
+        for call in calls:
+            call.close()

@@ -25,6 +25,7 @@ ADMIN_PAGES = [
     ("/admin/backends/", "Backends", "admin-backends"),
     ("/admin/queue/", "Queue", "admin-queue"),
     ("/admin/activity/", "Activity", "admin-activity"),
+    ("/admin/audit/", "Audit log", "admin-audit"),
 ]
 
 

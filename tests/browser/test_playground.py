@@ -122,7 +122,7 @@ def test_stop_while_waiting_for_capacity_cancels_at_once_and_the_queue_shows_it_
         wait_until(lambda: runtime.queue.waiting == 1, "the playground request waits")
         assert runtime.queue.waiting == 1
         expect(page.locator("#chat-state")).to_have_text("Waiting for a free model server…")
-        waiter = queue_page.locator("#waiters-body tr")
+        waiter = queue_page.locator("#waiters-table tr[data-waiter]")
         expect(waiter).to_have_count(1)
         expect(waiter).to_contain_text("High")
         expect(waiter).to_contain_text("alice")

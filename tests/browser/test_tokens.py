@@ -46,7 +46,7 @@ def test_create_a_token_with_a_priority_and_copy_it_once(
     secret = secret_dialog.get_by_label("New token").input_value()
     assert secret.startswith("gwk_") and len(secret) == 68
     screenshot(page, "tokens-secret-dialog")
-    secret_dialog.get_by_role("button", name="Copy").click()
+    secret_dialog.get_by_role("button", name="Copy", exact=True).click()
     expect(secret_dialog.get_by_role("status")).to_have_text("Copied to the clipboard.")
     assert page.evaluate("navigator.clipboard.readText()") == secret
     secret_dialog.get_by_role("button", name="Done").click()

@@ -648,6 +648,7 @@ def test_putting_a_pool_creates_then_updates_it_by_name(
         "name": "chat",
         "kind": "chat",
         "strategy": "prefix_affinity",
+        "everyone": False,
         "allowed_groups": ["research"],
         "fallback": "spare",
         "backends": ["gpu1", "gpu2"],
@@ -956,11 +957,11 @@ def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
     assert ref(pools["put"]["requestBody"]) == "PoolIn"
     assert ref(pools["put"]["responses"]["200"]) == "PoolOut"
     components = schema["components"]["schemas"]
-    assert set(components["BackendIn"]["properties"]) == {*GPU1, "surfaces"}
+    assert set(components["BackendIn"]["properties"]) == {*GPU1, "surfaces", "pools"}
     assert components["BackendIn"]["required"] == ["name"]
     assert "api_key" not in components["BackendOut"]["properties"]
     assert set(components["PoolIn"]["properties"]) == {
-        "name", "kind", "strategy", "allowed_groups", "fallback", "backends",
+        "name", "kind", "strategy", "everyone", "allowed_groups", "fallback", "backends",
     }  # fmt: skip
     activity = schema["paths"]["/api/v0/admin/activity"]["get"]
     assert {p["name"] for p in activity["parameters"]} == {

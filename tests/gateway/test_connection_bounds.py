@@ -3,6 +3,7 @@ on the whole app under uvicorn with each HTTP protocol (httptools and h11), over
 
 from __future__ import annotations
 
+import asyncio
 import json
 import select
 import socket
@@ -14,7 +15,7 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from gateway.protocol import Bounds
+from gateway.protocol import Bounds, _StatusLineHeld
 from gateway.serving import ThreadedServer
 from tests.gateway.conftest import LiveGateway, add_backend
 from tests.gateway.drive import HTTP, chat, inflight, key_for, wait_until, waiting
@@ -335,3 +336,55 @@ def test_a_websocket_is_one_of_the_connections_and_a_refused_one_never_becomes_o
         with pytest.raises(InvalidStatus) as refused:
             websocket()
         assert refused.value.response.status_code == 503
+
+
+# ----- the head of an answer leaves with its first piece of body ------------------------------
+
+
+class _Recording:
+    """A transport that records what is written, as the loop would send it."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def test_an_answers_head_and_first_piece_of_body_leave_in_one_write() -> None:
+    transport = _Recording()
+    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    held.write(b"body")
+    held.write(b"more")
+    await asyncio.sleep(0)
+    assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"more"]
+
+
+async def test_a_head_with_no_body_after_it_leaves_at_the_next_turn_of_the_loop() -> None:
+    transport = _Recording()
+    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+    assert transport.writes == []
+    await asyncio.sleep(0)
+    assert transport.writes == [b"HTTP/1.1 204 No Content\r\n\r\n"]
+    held.write(b"next")
+    assert transport.writes[-1] == b"next"
+
+
+async def test_closing_writes_a_held_head_first() -> None:
+    transport = _Recording()
+    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held.write(b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n")
+    held.close()
+    assert transport.writes == [b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n"]
+    assert transport.closed and held.is_closing()
+    await asyncio.sleep(0)
+    assert len(transport.writes) == 1

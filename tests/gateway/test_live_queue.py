@@ -13,7 +13,15 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.accounts.errors import NOT_ADMIN, NOT_SIGNED_IN
 from tests.gateway.conftest import add_backend
-from tests.gateway.drive import chat, configure, engine_stats, key_for, wait_until, waiting
+from tests.gateway.drive import (
+    chat,
+    configure,
+    engine_stats,
+    key_for,
+    labels_seen,
+    wait_until,
+    waiting,
+)
 
 QUEUE = "/api/v0/admin/queue"
 EMPTY = {"low": 0, "medium": 0, "high": 0}
@@ -85,6 +93,8 @@ def test_an_administrator_gets_the_state_at_once_and_an_update_when_a_waiter_com
     with open_socket(solo, login(carol)) as ws:
         assert next_state(ws, timeout=2) == {
             "priority_enabled": False,
+            "scheduler": "strict",
+            "lines": [],
             "backends": [
                 {
                     "name": "solo",
@@ -164,6 +174,41 @@ def test_the_admin_queue_api_shows_the_same_picture_as_the_websocket(
         configure(engine, slots=1)
         assert blocker.result().status_code == 200
         assert queued.result().status_code == 200
+
+
+def test_the_queue_lists_waiters_in_dispatch_order_with_the_backends_they_wait_for(
+    solo: Any, engine: Any, carol: Any, login: Any
+) -> None:
+    from aiplane.catalog import settings_update
+
+    settings_update(values={"gateway.priority_enabled": True})
+    admin = login(carol)
+    blocker_key, bob_key = key_for("alice"), key_for("bob", "low")
+    dave_key = key_for("dave", "high")
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        configure(engine, slots=0)
+        blocker = pool.submit(chat, solo, blocker_key, "blocker")
+        wait_until(lambda: engine_stats(engine)["waiting"] == 1, "the blocker holds the slot")
+        low = pool.submit(chat, solo, bob_key, "low, first")
+        wait_until(lambda: waiting(solo) == 1, "bob's request waits")
+        high = pool.submit(chat, solo, dave_key, "high, later")
+        wait_until(lambda: waiting(solo) == 2, "dave's request waits too")
+
+        picture = admin.get(QUEUE).json()
+        # Arrival order is bob then dave; the slot goes to dave first, and the page says so.
+        assert [(w["position"], w["user"], w["class"], w["line"]) for w in picture["waiters"]] == [
+            (1, "dave", "high", "solo"),
+            (2, "bob", "low", "solo"),
+        ]
+        assert all(w["waits_for"] == ["solo"] and w["score"] is None for w in picture["waiters"])
+        assert picture["lines"] == [
+            {"id": "solo", "backends": ["solo"], "models": ["sim-small"], "waiting": 2}
+        ]
+        assert picture["scheduler"] == "strict"
+
+        configure(engine, slots=1)
+        assert [f.result().status_code for f in (blocker, low, high)] == [200, 200, 200]
+    assert labels_seen(engine)[1:] == ["high, later", "low, first"]
 
 
 @pytest.mark.django_db

@@ -2471,3 +2471,22 @@ def test_any_chunks_make_a_stream_the_sdk_accepts_ending_in_one_terminal_event(
     assert status[events[-1]["type"]] == translator.status
     Response.model_validate(events[-1]["response"], strict=True)
     codex_reads(data)
+
+
+def test_a_native_stream_passed_as_whole_sse_events_yields_its_usage() -> None:
+    # The relay hands the plan whole events (event and data lines), not bare payloads.
+    from gateway.surfaces import ResponsesPlan
+
+    plan = ResponsesPlan({})
+    plan.events(
+        b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta"}\n\n'
+    )
+    completed = {
+        "type": "response.completed",
+        "response": {"usage": {"input_tokens": 3, "output_tokens": 5}},
+    }
+    plan.events(
+        b"event: response.completed\r\ndata: " + json.dumps(completed).encode() + b"\r\n\r\n"
+    )
+    assert plan.usage is not None
+    assert (plan.usage.input, plan.usage.output) == (3, 5)

@@ -44,7 +44,7 @@ def one_backend(*, enabled: bool = True, loaded_at: float = 0.0) -> Topology:
                 served_models=["m"],
             )
         ],
-        pools=[PoolSpec(name="default", backends=["gpu1"])],
+        pools=[PoolSpec(name="default", backends=["gpu1"], everyone=True)],
         loaded_at=loaded_at,
     )
 

@@ -4,15 +4,17 @@ same admission and records as chat."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import openai
 import pytest
 
+from aiplane.catalog import settings_update
 from gateway.models import ActivityRecord
 from tests.factories import make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
-from tests.gateway.drive import HTTP, engine_records, wait_until
+from tests.gateway.drive import HTTP, engine_records, engine_stats, wait_until
 
 
 @pytest.fixture
@@ -92,3 +94,39 @@ def test_a_response_leaves_a_record_naming_its_surface_and_usage(gateway, engine
         "immediate",
     )
     assert (record.input_tokens, record.output_tokens) == (2, 3)
+
+
+def test_a_client_that_leaves_a_streamed_response_frees_the_slot(gateway, make_sim, key):
+    engine = make_sim(tokens=200, token_delay=0.02)
+    add_backend("slow", engine.url, max_inflight=1)
+    host, port = gateway.url.removeprefix("http://").split(":")
+    body = b'{"model":"sim-small","stream":true,"input":"x"}'
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(
+        b"POST /v1/responses HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+        + f"Authorization: Bearer {key}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    received = b""
+    while b"response.output_text.delta" not in received:
+        chunk = sock.recv(65536)
+        assert chunk, received
+        received += chunk
+    sock.close()
+    wait_until(lambda: gateway.runtime.slots["slow"].inflight == 0, "the slot is free")
+    wait_until(lambda: engine_stats(engine)["cancelled"] == 1, "the engine saw the client leave")
+
+
+def test_a_priority_header_lowers_a_responses_request_and_a_body_field_cannot_raise_it(
+    gateway, engine, key
+):
+    settings_update(values={"gateway.priority_enabled": True})
+    answer = HTTP.post(
+        gateway.v1 + "/responses",
+        json={"model": "sim-small", "input": "hi", "priority": 100, "nvext": {"priority": 9}},
+        headers={"authorization": f"Bearer {key}", "x-aiplane-priority": "low"},
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["x-aiplane-class"] == "low"
+    (sent,) = engine_records(engine)
+    assert "priority" not in sent["body"] and "nvext" not in sent["body"]

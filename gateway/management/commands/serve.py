@@ -10,6 +10,9 @@ from django.core.management.base import BaseCommand, CommandError
 from gateway.serving import configured_bounds, daphne_server_class, open_files_for, uvicorn_config
 from gateway.sim import SimConfig, SimServer
 
+# How the audit log names the demo's own registrations (no person made them).
+ACTOR = "manage.py serve"
+
 
 def _port_free(host: str, port: int) -> bool:
     with socket.socket() as sock:
@@ -114,6 +117,7 @@ class Command(BaseCommand):
             f"aiplane on http://{host}:{port}/  (OpenAI base URL http://{host}:{port}/v1, "
             f"server {opts['server']}" + (f", {workers} workers)" if workers > 1 else ")")
         )
+        self.stdout.write(f"change your password at http://{host}:{port}/account/")
         try:
             if workers > 1:
                 serve_workers(host, port, workers, bounds)
@@ -144,7 +148,7 @@ class Command(BaseCommand):
         admin = get_user_model().objects.filter(is_active=True).order_by("pk").first()
         if admin is None:
             return
-        _, plaintext = token_create(owner=admin, name="demo")
+        _, plaintext = token_create(owner=admin, name="demo", actor=ACTOR)
         self.stdout.write(
             f"a demo token for '{admin.get_username()}' (shown once): {plaintext}\n"
             f"try: curl -s http://{host}:{port}/v1/chat/completions -H 'Authorization: Bearer "
@@ -157,7 +161,9 @@ class Command(BaseCommand):
         from gateway.models import Backend
 
         if not _port_free(host, sim_port):
-            raise CommandError(f"port {sim_port} is taken; pass --sim-port")
+            raise CommandError(
+                f"port {sim_port} is taken; pass --sim-port (make serve ENGINE_PORT=...)"
+            )
         sim = SimServer(
             SimConfig(
                 slots=2,
@@ -178,14 +184,18 @@ class Command(BaseCommand):
                     "base_url": url,
                     "max_inflight": 2,
                     "priority": {"mode": "auto"},
-                }
+                },
+                actor=ACTOR,
             )
             topology.pool_save(
-                data={"name": "chat", "kind": "chat", "backends": ["sim"]}, known_groups=set()
+                data={"name": "chat", "kind": "chat", "backends": ["sim"]},
+                known_groups=set(),
+                actor=ACTOR,
             )
             topology.pool_save(
                 data={"name": "embeddings", "kind": "embedding", "backends": ["sim"]},
                 known_groups=set(),
+                actor=ACTOR,
             )
             self.stdout.write(f"registered the simulated engine at {url} as backend 'sim'")
             self._demo_token(host, port)

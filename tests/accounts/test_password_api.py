@@ -1,0 +1,99 @@
+"""Passwords: my own change with the current one, and every validator's reason with its code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.accounts.errors import NOT_SIGNED_IN, envelope
+from tests.factories import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+MINE = "/api/v0/me/password"
+EVERY_VALIDATOR = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+
+def post(client: Client, body: Any) -> Any:
+    return client.post(MINE, body, content_type="application/json")
+
+
+def test_a_signed_in_person_changes_their_password_with_the_current_one_and_stays_signed_in(
+    alice_client: Client, alice: Any
+) -> None:
+    changed = post(alice_client, {"current_password": PASSWORD, "new_password": "a new long one"})
+    assert changed.status_code == 204, changed.content
+    alice.refresh_from_db()
+    assert alice.check_password("a new long one")
+    assert alice_client.get("/api/v0/me").status_code == 200  # this session is kept
+
+
+def test_a_wrong_current_password_is_refused_and_changes_nothing(
+    alice_client: Client, alice: Any
+) -> None:
+    refused = post(alice_client, {"current_password": "not it", "new_password": "a new long one"})
+    assert (refused.status_code, refused.json()) == (
+        400,
+        envelope(
+            "The current password is wrong.",
+            "invalid_request_error",
+            "wrong_password",
+            "current_password",
+        ),
+    )
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+def test_every_reason_a_new_password_is_refused_comes_with_its_code(
+    alice_client: Client, alice: Any, settings: Any
+) -> None:
+    settings.AUTH_PASSWORD_VALIDATORS = EVERY_VALIDATOR
+    refused = post(alice_client, {"current_password": PASSWORD, "new_password": "123456"})
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_password", "new_password")
+    assert [(r["code"], r["params"]) for r in error["reasons"]] == [
+        ("password_too_short", {"min_length": 8}),
+        ("password_too_common", {}),
+        ("password_entirely_numeric", {}),
+    ]
+    assert error["reasons"][0]["message"] == (
+        "This password is too short. It must contain at least 8 characters."
+    )
+    similar = post(alice_client, {"current_password": PASSWORD, "new_password": "alice@example"})
+    assert [(r["code"], r["params"]) for r in similar.json()["error"]["reasons"]] == [
+        ("password_too_similar", {"verbose_name": "email address"})
+    ]
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+def test_an_administrators_password_for_someone_else_gets_the_same_reasons(
+    carol_client: Client, settings: Any
+) -> None:
+    settings.AUTH_PASSWORD_VALIDATORS = EVERY_VALIDATOR
+    refused = carol_client.post(
+        "/api/v0/admin/users",
+        {"username": "dave", "password": "password"},
+        content_type="application/json",
+    )
+    error = refused.json()["error"]
+    assert (refused.status_code, error["code"], error["param"]) == (
+        400,
+        "invalid_password",
+        "password",
+    )
+    assert [r["code"] for r in error["reasons"]] == ["password_too_common"]
+
+
+def test_changing_a_password_needs_a_signed_in_session(anonymous: Client) -> None:
+    refused = post(anonymous, {"current_password": PASSWORD, "new_password": "a new long one"})
+    assert (refused.status_code, refused.json()) == (401, NOT_SIGNED_IN)
