@@ -5,8 +5,10 @@ observers, deadlines and bounds stay local, the same code) with the shared part 
 per backend a set of slot leases and a line of waiters ordered by the same keys, every change one
 Lua script (gateway/shared_lua.py). A slot freed in any process goes to the best waiter over all
 of them; a grant to another process reaches it by pub/sub (and, should that be lost, by the
-250 ms pass). The scripts are called synchronously from the loop: one loopback round trip each,
-which keeps the core a plain function of its inputs that tests drive step by step.
+250 ms pass). On the gateway's loop the scripts never block it: `_call` queues each one for a
+writer task that sends whatever piled up in one pipeline and applies the answers in order
+(`use_async`). Without an async client (tests driving the core step by step) `_call` runs the
+script at once and applies its answer, so the core stays a plain function of its inputs.
 
 Faults:
 - A process that dies stops renewing: its leases lapse within `LEASE_SECS` and the next renewal
@@ -30,9 +32,11 @@ import struct
 import time
 import uuid
 from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any
 
 import redis
+from redis.exceptions import NoScriptError
 
 from gateway import shared_lua
 from gateway.admission import (
@@ -59,6 +63,12 @@ REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request 
 SEEN_SECS = 30.0  # the fallback share counts every process seen alive within this
 
 Grants = list[tuple[str, str]]
+Then = Callable[[Any], None]  # what to do with a script's answer
+Down = Callable[[], None]  # what to do instead when Redis does not answer
+
+# What counts as Redis being away (BusyLoadingError is a ConnectionError: a loading replica).
+OUTAGE = (redis.ConnectionError, redis.TimeoutError)
+SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
 
 
 class RedisDown(Exception):
@@ -133,12 +143,12 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
         self._listed: dict[Hashable, tuple[str, ...]] = {}  # group -> backends it is listed under
         self._scripts = {
-            name: client.register_script(getattr(shared_lua, name))
-            for name in ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
+            name: client.register_script(getattr(shared_lua, name)) for name in SCRIPTS
         }
         self.aclient: Any = None  # set by `use_async` on the request path
-        self._ascripts: dict[str, Any] = {}
-        self._releasing: set[asyncio.Future[None]] = set()
+        # Scripts waiting for the writer, in the order they were called (async client only).
+        self._outbox: list[tuple[str, list[Any], Then, Down]] = []
+        self._writer: asyncio.Task[None] | None = None
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
         self.boot = ""
@@ -150,24 +160,89 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.on_fallback: Callable[[bool], None] | None = None
         self._renewed = float("-inf")
         self._listed_bonus = self._bonus()
-        try:
-            self.renew()
-        except RedisDown:
-            pass  # it starts in fallback and rejoins when Redis answers
+        self.renew()  # at start-up, off the loop; unanswered, it starts in fallback and rejoins
 
     # ----- calling Redis ---------------------------------------------------------------------
 
-    def _run(self, name: str, *args: object) -> Any:
+    def _call(self, name: str, args: list[Any], then: Then, down: Down) -> None:
+        """Run one script, then apply its answer with `then`, or `down` if Redis is away.
+
+        With the async client the script joins the writer's outbox and this returns at once;
+        scripts run in the order they were called, so a cancel never overtakes its enqueue.
+        """
         if self.fallback:
-            raise RedisDown(name)
+            down()
+            return
         if name != "RENEW" and time.monotonic() - self._renewed > RENEW_SECS:
             self.renew()  # busy processes renew on the way; the runtime's loop covers idle ones
         call: list[Any] = [self.prefix, self.process, self._ttl, *args]
+        if self.aclient is None:
+            try:
+                answer = self._scripts[name](args=call)
+            except OUTAGE as err:
+                self._fall_back(err)
+                down()
+                return
+            then(answer)
+            return
+        self._outbox.append((name, call, then, down))
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        """Send the outbox in pipelines (one round trip for all that piled up meanwhile) and
+        apply the answers in order; on an outage, fall back and let every pending call know."""
         try:
-            return self._scripts[name](args=call)
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
-            self._fall_back(err)
-            raise RedisDown(name) from err
+            while self._outbox and not self.fallback:
+                batch, self._outbox = self._outbox, []
+                try:
+                    answers = await self._send(batch)
+                except OUTAGE as err:
+                    self._fall_back(err)
+                    self._outbox[:0] = batch
+                    break
+                for (name, _, then, _), answer in zip(batch, answers, strict=True):
+                    try:
+                        then(answer)
+                    except Exception:
+                        log.exception("could not apply the answer of shared admission's %s", name)
+        finally:
+            self._writer = None
+            pending, self._outbox = self._outbox, []
+            for name, _, _, down in pending:
+                try:
+                    down()
+                except Exception:
+                    log.exception("could not fall back from shared admission's %s", name)
+
+    async def _send(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
+        answers = await self._pipeline(batch)
+        missing = [i for i, a in enumerate(answers) if isinstance(a, NoScriptError)]
+        if missing:
+            # Redis restarted and lost its script cache: load them and run those calls again.
+            for name in SCRIPTS:
+                await self.aclient.script_load(getattr(shared_lua, name))
+            again = await self._pipeline([batch[i] for i in missing])
+            for i, answer in zip(missing, again, strict=True):
+                answers[i] = answer
+        for i, answer in enumerate(answers):
+            if isinstance(answer, OUTAGE):
+                raise answer
+            if isinstance(answer, Exception):
+                log.error("shared admission's %s failed: %s", batch[i][0], answer)
+                answers[i] = []
+        return answers
+
+    async def _pipeline(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
+        pipe = self.aclient.pipeline(transaction=False)
+        for name, call, _, _ in batch:
+            pipe.evalsha(self._scripts[name].sha, 0, *call)
+        return list(await pipe.execute(raise_on_error=False))
+
+    async def settled(self) -> None:
+        """Wait until every script called so far has been answered (tests, shutdown)."""
+        while self._writer is not None:
+            await asyncio.wait({self._writer})
 
     def _fall_back(self, err: Exception) -> None:
         if self.fallback:
@@ -260,51 +335,61 @@ class SharedAdmissionQueue(AdmissionQueue):
     def submit(self, w: Waiter) -> Acquired | None:
         if self.fallback:
             return super().submit(w)
+        if self.aclient is not None:
+            raise RuntimeError("with the async client, submit through submit_async")
         targets = w.route.usable_targets(w.excluded)
-        answer: list[Any] = [b"busy"]
-        if targets:
-            args = self._acquire_args(w, targets)
-            try:
-                answer = self._run("ACQUIRE", *args)
-                if answer[0] == b"reset":
-                    self.renew()
-                    answer = self._run("ACQUIRE", *args)
-            except RedisDown:
+        answers: list[Any] = [[b"busy"]]
+        down: list[bool] = []
+        for _ in range(2 if targets else 0):  # a second time after Redis lost its state
+            self._call(
+                "ACQUIRE",
+                self._acquire_args(w, targets),
+                answers.append,
+                partial(down.append, True),
+            )
+            if down:
                 return super().submit(w)
-        return self._submitted(w, targets, answer)
+            if answers[-1][0] != b"reset":
+                break
+            self.renew()
+        return self._submitted(w, targets, answers[-1])
 
     async def submit_async(self, w: Waiter) -> Acquired | None:
-        """`submit` with the first round trip awaited (the request path): while Redis answers,
-        the loop serves the other requests instead of waiting with them."""
-        aclient = self.aclient
+        """`submit` with its round trip awaited (the request path): while Redis answers, the
+        loop serves the other requests instead of waiting with them."""
         targets = w.route.usable_targets(w.excluded)
-        if aclient is None or self.fallback or not targets:
+        if self.aclient is None:
             return self.submit(w)
-        if time.monotonic() - self._renewed > RENEW_SECS:
-            self.renew()
-        args = self._acquire_args(w, targets)
-        call: list[Any] = [self.prefix, self.process, self._ttl, *args]
-        pending = asyncio.ensure_future(self._ascripts["ACQUIRE"](args=call))
-        try:
-            answer = await asyncio.shield(pending)
-        except asyncio.CancelledError:
-            # The caller left while Redis answered: a slot it was given goes back at once.
-            pending.add_done_callback(lambda done: self._drop_late_lease(done, w))
-            raise
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
-            self._fall_back(err)
-            return super().submit(w)
         if self.fallback:
             return super().submit(w)
-        if answer[0] == b"reset":
-            return self.submit(w)
+        if not targets:
+            return self._submitted(w, targets, [b"busy"])
+        loop = asyncio.get_running_loop()
+        answer: Any = [b"reset"]
+        for _ in range(2):  # a second time after Redis lost its state
+            asked: asyncio.Future[Any] = loop.create_future()
+            self._call(
+                "ACQUIRE",
+                self._acquire_args(w, targets),
+                partial(self._acquired, asked, w),
+                partial(_down, asked),
+            )
+            try:
+                answer = await asked
+            except RedisDown:
+                return super().submit(w)
+            if answer[0] != b"reset":
+                break
+            self.renew()
+        if self.fallback:
+            return super().submit(w)
         return self._submitted(w, targets, answer)
 
-    def _drop_late_lease(self, done: asyncio.Future[Any], w: Waiter) -> None:
-        if done.cancelled() or done.exception() is not None:
-            return
-        answer = done.result()
-        if answer and answer[0] == b"now":
+    def _acquired(self, asked: asyncio.Future[Any], w: Waiter, answer: Any) -> None:
+        if not asked.done():
+            asked.set_result(answer)
+        elif answer and answer[0] == b"now":
+            # The caller left while Redis answered: the slot it was given goes back at once.
             self._give_back(w.ref, answer[1].decode(), None)
 
     def _submitted(
@@ -341,15 +426,16 @@ class SharedAdmissionQueue(AdmissionQueue):
         if w.group is not None:
             self._listed[w.group.gkey] = tuple(t.slot.name for t in targets)
         args = [w.ref, mode, w.cls, self._info(w), "1" if dispatch else "0"]
-        try:
-            grants = self._run("INDEX", *args, *self._members(w, targets))
+        args += self._members(w, targets)
+
+        def indexed(grants: Any) -> None:
             if grants and grants[0] == b"reset":
-                self.renew()
-                grants = self._run("INDEX", *args, *self._members(w, targets))
-        except RedisDown:
-            self._dispatch_locally()
-            return
-        self._grant(grants)
+                self.renew()  # Redis lost its state: once more after listing this process
+                self._call("INDEX", args, self._grant, self._dispatch_locally)
+                return
+            self._grant(grants)
+
+        self._call("INDEX", args, indexed, self._dispatch_locally)
 
     def _relist(self, slot: Slot | None = None) -> None:
         """List again the waiters whose usable backends changed since they were listed (health,
@@ -374,10 +460,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         args: list[object] = [w.ref, len(slots)]
         for s in slots:
             args += [s.name, s.max_inflight]
-        try:
-            self._grant(self._run("CANCEL", *args))
-        except RedisDown:
-            self._dispatch_locally()
+        self._call("CANCEL", args, self._grant, self._dispatch_locally)
 
     def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
         self._by_ref.pop(w.ref, None)
@@ -393,41 +476,12 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.fallback:
             self._dispatch_slot(slot)
             return
-        if self.aclient is not None:
-            # On the request path: the answer's grants are taken when it comes, and the loop
-            # goes on meanwhile (a test driving the core step by step has no async client).
-            self._check_bonus()
-            task = asyncio.ensure_future(self._release_async(ref, slot))
-            self._releasing.add(task)
-            task.add_done_callback(self._releasing.discard)
-            return
-        try:
-            self._check_bonus()
-            grants = self._run(
-                "RELEASE", ref, slot.name, slot.max_inflight, "1" if slot.usable else "0"
-            )
-        except RedisDown:
-            self._dispatch_slot(slot)
-            return
-        self._grant(grants)
-
-    async def _release_async(self, ref: str, slot: Slot) -> None:
-        usable = "1" if slot.usable else "0"
-        call: list[Any] = [self.prefix, self.process, self._ttl, ref, slot.name]
-        call += [slot.max_inflight, usable]
-        try:
-            grants = await self._ascripts["RELEASE"](args=call)
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError) as err:
-            self._fall_back(err)
-            self._dispatch_slot(slot)
-            return
-        if self.fallback:
-            self._dispatch_slot(slot)
-            return
-        self._grant(grants)
+        self._check_bonus()
+        args = [ref, slot.name, slot.max_inflight, "1" if slot.usable else "0"]
+        self._call("RELEASE", args, self._grant, partial(self._dispatch_slot, slot))
 
     def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
-        """Take the request path's two round trips (acquire, release) asynchronously."""
+        """Call every script through the writer from now on (on the runtime's loop only)."""
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
@@ -441,10 +495,6 @@ class SharedAdmissionQueue(AdmissionQueue):
             retry=Retry(NoBackoff(), 1),
             retry_on_error=[redis.ConnectionError],
         )
-        self._ascripts = {
-            name: self.aclient.register_script(getattr(shared_lua, name))
-            for name in ("ACQUIRE", "RELEASE")
-        }
 
     def _grant(self, flat: list[Any]) -> None:
         """Admit this process's waiters that Redis granted a slot; give back what nobody takes."""
@@ -480,21 +530,19 @@ class SharedAdmissionQueue(AdmissionQueue):
         """A grant for a waiter that left (or whose route lost that backend): free the lease."""
         slot = self._known.get(backend)
         cap = slot.max_inflight if slot is not None and slot.usable else 0
-        try:
-            self._grant(self._run("RELEASE", ref, backend, cap, "1" if cap else "0"))
+
+        def given_back(grants: Any) -> None:
+            self._grant(grants)
             if w is not None and w.state == WAITING:
                 self._index(w, "new")  # its route moved off that backend: back in line
-        except RedisDown:
-            pass
+
+        self._call("RELEASE", [ref, backend, cap, "1" if cap else "0"], given_back, _nothing)
 
     def take_grants(self) -> int:
         """Admit the grants other processes made to this one (on their pub/sub wake-up)."""
         before = len(self._leases)
-        try:
-            self._grant(self._run("TAKE"))
-        except RedisDown:
-            self._dispatch_locally()
-        return len(self._leases) - before
+        self._call("TAKE", [], self._grant, self._dispatch_locally)
+        return len(self._leases) - before  # with the async client: known when it answers
 
     def _drop_group(self, g: Any) -> None:
         super()._drop_group(g)
@@ -516,15 +564,12 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._check_bonus()
         self._relist()
         slots = [s for s in self._backends_waited_for() if s.usable]
-        try:
-            self._grant(self._run("TAKE"))
-            if slots:
-                args: list[object] = [len(slots)]
-                for s in slots:
-                    args += [s.name, s.max_inflight]
-                self._grant(self._run("PASS", *args))
-        except RedisDown:
-            return self._place_heads()
+        self._call("TAKE", [], self._grant, self._dispatch_locally)
+        if slots:
+            args: list[object] = [len(slots)]
+            for s in slots:
+                args += [s.name, s.max_inflight]
+            self._call("PASS", args, self._grant, self._dispatch_locally)
         return max(0, len(self._leases) - before)
 
     def _dispatch_locally(self) -> None:
@@ -542,10 +587,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         args: list[object] = [len(slots)]
         for s in slots:
             args += [s.name, s.max_inflight]
-        try:
-            self._grant(self._run("PASS", *args))
-        except RedisDown:
-            super().slot_changed(slot)
+        self._call("PASS", args, self._grant, partial(AdmissionQueue.slot_changed, self, slot))
 
     # ----- liveness, outage and rebuild ------------------------------------------------------
 
@@ -561,10 +603,10 @@ class SharedAdmissionQueue(AdmissionQueue):
         for ref, acq in list(self._leases.items()):
             args += [acq.backend, ref]
         self._renewed = time.monotonic()
-        try:
-            boot, processes, rank, reset = self._run("RENEW", *args)
-        except RedisDown:
-            return
+        self._call("RENEW", args, partial(self._renewed_with, force), _nothing)
+
+    def _renewed_with(self, force: bool, answer: Any) -> None:
+        boot, processes, rank, reset = answer
         lost = reset and (self.boot != "" or force)
         self.boot = boot.decode()
         # The share in an outage counts every process seen lately, not just those that have
@@ -586,12 +628,27 @@ class SharedAdmissionQueue(AdmissionQueue):
             return True
         try:
             self.client.ping()
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+        except OUTAGE:
             return False
+        self._rejoin()
+        return not self.fallback
+
+    async def rejoin_async(self) -> bool:
+        """`rejoin` on the loop: the ping is awaited, the rest goes through the writer."""
+        if not self.fallback:
+            return True
+        try:
+            await self.aclient.ping()
+        except OUTAGE:
+            return False
+        self._rejoin()
+        return True
+
+    def _rejoin(self) -> None:
         self.fallback = False
         self.renew(force=True)
         if self.fallback:
-            return False
+            return
         for w in list(self._by_ref.values()):
             if w.state == WAITING:
                 self._index(w, "again", dispatch=False)
@@ -599,7 +656,6 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.on_fallback is not None:
             self.on_fallback(False)
         self.dispatch_pass()
-        return True
 
     # ----- views -----------------------------------------------------------------------------
 
@@ -616,7 +672,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             raw = self._scripts["STATS"](
                 args=[self.prefix, self.process, self._ttl, limit, len(backends), *backends]
             )
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+        except OUTAGE:
             return None
         depth = [int(x) for x in raw[:3]]
         inflight = {b: int(x) for b, x in zip(backends, raw[3 : 3 + len(backends)], strict=True)}
@@ -628,6 +684,15 @@ class SharedAdmissionQueue(AdmissionQueue):
             info["process"] = rest[i + 1].decode()
             waiters.append(info)
         return {"depth": depth, "inflight": inflight, "waiters": waiters}
+
+
+def _nothing() -> None:
+    """Nothing to do without Redis's answer (renewal is tried again, a lease lapses)."""
+
+
+def _down(asked: asyncio.Future[Any]) -> None:
+    if not asked.done():
+        asked.set_exception(RedisDown())
 
 
 def _target_named(targets: tuple[Target, ...], name: str) -> Target:

@@ -86,7 +86,7 @@ class SharedLink:
             if queue.fallback:
                 await asyncio.sleep(REJOIN_SECS)
                 try:
-                    queue.rejoin()
+                    await queue.rejoin_async()
                 except Exception:
                     log.exception("could not rejoin shared admission")
                 continue

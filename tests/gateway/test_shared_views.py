@@ -69,6 +69,12 @@ def test_the_live_queue_and_metrics_show_every_processs_waiters_and_shared_in_fl
     assert state["shared"] is True
     assert state["depth"] == {"low": 1, "medium": 0, "high": 1}
     assert {w["process"] for w in state["waiters"]} == {other.process}
+    # One line (its backends), in the order Redis hands its slots out: high, then low.
+    assert [(w["line"], w["position"], w["class"]) for w in state["waiters"]] == [
+        ("solo", 1, "high"),
+        ("solo", 2, "low"),
+    ]
+    assert [(line["id"], line["waiting"]) for line in state["lines"]] == [("solo", 2)]
     assert [b["inflight"] for b in state["backends"] if b["name"] == "solo"] == [1]
     assert rt.queue.waiting == 0  # none of them waits in this process
 

@@ -1,0 +1,110 @@
+"""Shared admission on the gateway's loop: no call waits for Redis, answers apply in call order."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+
+from gateway.admission import ADMITTED, CANCELLED, HIGH, LOW, MEDIUM, WAITING, Route, Slot, Target
+from gateway.shared_admission import SharedAdmissionQueue, connect
+from tests.redis_server import RedisServer, redis_or_skip
+
+
+@pytest.fixture
+def paused_redis() -> Iterator[RedisServer]:
+    """A private redis-server this test may pause (SIGSTOP) without touching anyone else's."""
+    redis_or_skip()
+    server = RedisServer().start()
+    yield server
+    assert server.proc is not None
+    os.kill(server.proc.pid, signal.SIGCONT)
+    server.stop()
+
+
+def _queue(server: RedisServer, prefix: str) -> SharedAdmissionQueue:
+    # Long timeouts: a pause of the server must never count as an outage here.
+    queue = SharedAdmissionQueue(connect(server.url, timeout=30.0), prefix=prefix)
+    queue.use_async(server.url, timeout=30.0)
+    return queue
+
+
+def _route(slot: Slot) -> Route:
+    return Route(key="r", primary=(Target(slot, "m"),), fallback=(), strategy="least_inflight")
+
+
+async def test_enqueue_cancel_release_and_the_pass_return_while_redis_has_not_answered(
+    paused_redis: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    route = _route(Slot("b", max_inflight=1))
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    high = queue.waiter(route, cls=HIGH, budget=60)
+    gone = queue.waiter(route, cls=MEDIUM, budget=60)
+    for w in (high, gone):
+        assert await queue.submit_async(w) is None
+    await queue.settled()
+    assert paused_redis.proc is not None
+
+    os.kill(paused_redis.proc.pid, signal.SIGSTOP)
+    late = queue.waiter(route, cls=LOW, budget=60)
+    arriving = asyncio.ensure_future(queue.submit_async(late))
+    queue.cancel(gone)
+    running.release()
+    queue.dispatch_pass()
+    queue.take_grants()
+    await asyncio.sleep(0.05)  # the loop goes on serving while Redis says nothing
+    assert not arriving.done()
+    assert (high.state, gone.state, queue.fallback) == (WAITING, CANCELLED, False)
+
+    os.kill(paused_redis.proc.pid, signal.SIGCONT)
+    assert await arriving is None  # its acquire came after the release gave `high` the slot
+    await queue.settled()
+    # In call order: the cancel took `gone` out before the release handed the slot on.
+    assert high.state == ADMITTED and high.acquired is not None
+    assert (gone.state, late.state) == (CANCELLED, WAITING)
+
+
+async def test_a_caller_that_leaves_while_its_acquire_is_on_the_way_gives_the_slot_back(
+    paused_redis: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    slot = Slot("b", max_inflight=1)
+    route = _route(slot)
+    assert paused_redis.proc is not None
+    os.kill(paused_redis.proc.pid, signal.SIGSTOP)
+    leaving = asyncio.ensure_future(queue.submit_async(queue.waiter(route, cls=LOW, budget=60)))
+    await asyncio.sleep(0.05)
+    leaving.cancel()
+    os.kill(paused_redis.proc.pid, signal.SIGCONT)
+    with pytest.raises(asyncio.CancelledError):
+        await leaving
+    await queue.settled()
+
+    # Redis granted the slot after the caller left; it went back, so the next one gets it.
+    assert await queue.submit_async(queue.waiter(route, cls=LOW, budget=60)) is not None
+
+
+async def test_an_outage_seen_by_the_writer_falls_back_and_admits_the_waiters_locally(
+    paused_redis: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    route = _route(Slot("b", max_inflight=2))
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    waiting = queue.waiter(route, cls=HIGH, budget=60)
+    await queue.settled()
+    paused_redis.stop()
+
+    # Its acquire meets a dead server: this process, the only one Redis saw, goes on alone
+    # with all of the backend.
+    assert await queue.submit_async(waiting) is not None
+    assert (queue.fallback, queue.processes) == (True, 1)
+    paused_redis.start()
+    assert await queue.rejoin_async()
+    await queue.settled()
+    assert not queue.fallback
