@@ -239,6 +239,8 @@ AIPLANE_METRICS_TOKEN = env_str("AIPLANE_METRICS_TOKEN", "")  # empty: /metrics 
 # Shared admission and change propagation over several processes; empty: one process, in memory.
 AIPLANE_REDIS_URL = env_str("AIPLANE_REDIS_URL", "")
 AIPLANE_REDIS_PREFIX = env_str("AIPLANE_REDIS_PREFIX", "aiplane:")
+# How soon a dead process's slots come back (renewed every third of it while its requests run).
+AIPLANE_REDIS_LEASE_SECS = float(env_str("AIPLANE_REDIS_LEASE_SECS", "3"))
 
 # How long a client may take to send a request, and how many connections a process holds
 # (gateway/protocol.py; `manage.py serve` applies them, daphne only in part). A request's

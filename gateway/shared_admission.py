@@ -11,7 +11,8 @@ writer task that sends whatever piled up in one pipeline and applies the answers
 script at once and applies its answer, so the core stays a plain function of its inputs.
 
 Faults:
-- A process that dies stops renewing: its leases lapse within `LEASE_SECS` and the next renewal
+- A process that dies stops renewing: its leases lapse within the lease (`AIPLANE_REDIS_LEASE_SECS`,
+  3 s by default) and the next renewal
   of any other process reaps its waiters.
 - Redis unreachable: the process falls back to local admission with its share of each backend's
   max_inflight (max_inflight split over the processes last seen alive, so their sum stays within
@@ -56,9 +57,8 @@ from gateway.admission import (
 
 log = logging.getLogger("aiplane.gateway")
 
-LEASE_SECS = 3.0  # a dead process's slots come back within this (renewed every RENEW_SECS)
-RENEW_SECS = 1.0
-SETTLE_SECS = 2.5  # after Redis lost its state: time for every process to list its own again
+LEASE_SECS = 3.0  # a dead process's slots come back within this; renewed every third of it
+SETTLE = 5 / 6  # after Redis lost its state, of a lease: time for every process to list its own
 REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
 SEEN_SECS = 30.0  # the fallback share counts every process seen alive within this
 
@@ -130,6 +130,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         clock: Clock = time.time,
         config: SchedulerConfig | None = None,
         observer: Observer | None = None,
+        lease_secs: float = LEASE_SECS,
     ) -> None:
         super().__init__(clock=clock, config=config, observer=observer)
         self.client = client
@@ -137,7 +138,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.process = process or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._seq = _Arrivals()  # type: ignore[assignment]  # an iterator of ints, as count is
         self._refs = itertools.count()
-        self._ttl = str(int(LEASE_SECS * 1000))
+        self.lease_secs = lease_secs
+        self.renew_secs = lease_secs / 3  # two renewals may go unanswered before a lease lapses
+        self._ttl = str(int(lease_secs * 1000))
         self._by_ref: dict[str, Waiter] = {}  # this process's waiters in the shared line
         self._leases: dict[str, Acquired] = {}  # this process's running requests
         self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
@@ -173,7 +176,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.fallback:
             down()
             return
-        if name != "RENEW" and time.monotonic() - self._renewed > RENEW_SECS:
+        if name != "RENEW" and time.monotonic() - self._renewed > self.renew_secs:
             self.renew()  # busy processes renew on the way; the runtime's loop covers idle ones
         call: list[Any] = [self.prefix, self.process, self._ttl, *args]
         if self.aclient is None:
@@ -594,9 +597,9 @@ class SharedAdmissionQueue(AdmissionQueue):
     def renew(self, *, force: bool = False) -> None:
         """Say this process is alive and renew its leases; rebuild what Redis lost."""
         args: list[object] = [
-            int(LEASE_SECS * 1000),
+            int(self.lease_secs * 1000),
             self.boot,
-            int(SETTLE_SECS * 1000),
+            int(self.lease_secs * SETTLE * 1000),
             "1" if force else "0",
             len(self._leases),
         ]

@@ -11,7 +11,7 @@ import redis
 import redis.asyncio as aioredis
 
 from aiplane import changes
-from gateway.shared_admission import RENEW_SECS, SharedAdmissionQueue
+from gateway.shared_admission import SharedAdmissionQueue
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -90,7 +90,7 @@ class SharedLink:
                 except Exception:
                     log.exception("could not rejoin shared admission")
                 continue
-            await asyncio.sleep(RENEW_SECS / 2)
+            await asyncio.sleep(queue.renew_secs / 2)
             try:
                 queue.renew()
             except Exception:

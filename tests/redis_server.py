@@ -19,17 +19,32 @@ def _free_port() -> int:
 
 
 class RedisServer:
-    """One redis-server process without persistence; stop and start it again on its port."""
+    """One redis-server process without persistence; stop and start it again on its port.
+
+    Every pytest-xdist worker starts its own on a port the kernel picked; should another
+    process take that port before redis-server binds it, the first start picks another.
+    """
 
     def __init__(self) -> None:
         self.port = _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.started = False
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
+        for _ in range(5):
+            if self._start_once():
+                self.started = True
+                return self
+            if self.started:
+                break  # a restart must come back on the same port
+            self.port = _free_port()
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def _start_once(self) -> bool:
         self.proc = subprocess.Popen(  # noqa: S603 - a fixed binary with our own arguments
             [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no", "--protected-mode", "no", "--loglevel", "warning"],
@@ -37,21 +52,38 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return self
+                    # Ours, not another worker's that took the port first.
+                    sock.sendall(b"INFO server\r\n")
+                    if f"process_id:{self.proc.pid}\r".encode() in _read_reply(sock):
+                        return True
             except OSError:
                 time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
+        self.stop()
+        return False
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+
+
+def _read_reply(sock: socket.socket) -> bytes:
+    """One bulk reply ($<length>, then the data), read whole."""
+    data = sock.recv(65536)
+    head, _, _ = data.partition(b"\r\n")
+    if not head.startswith(b"$"):
+        return data
+    want = len(head) + 2 + int(head[1:]) + 2
+    while len(data) < want:
+        more = sock.recv(65536)
+        if not more:
+            break
+        data += more
+    return data
 
 
 def redis_or_skip() -> None:
