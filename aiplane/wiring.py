@@ -214,7 +214,11 @@ def _shared_queue(url: str, observer: Any) -> Any:
     from gateway.shared_admission import SharedAdmissionQueue, connect
 
     queue = SharedAdmissionQueue(
-        connect(url), prefix=changes.prefix(), process=changes.process_name(), observer=observer
+        connect(url),
+        prefix=changes.prefix(),
+        process=changes.process_name(),
+        observer=observer,
+        lease_secs=settings.AIPLANE_REDIS_LEASE_SECS,
     )
     queue.use_async(url)
     return queue
@@ -242,9 +246,10 @@ def _listen_for_settings() -> None:
     _listening = True
 
     def apply(values: dict[str, Any]) -> None:
-        from gateway.runtime import runtimes
+        from gateway.runtime import current_runtime
 
-        for rt in runtimes():
+        rt = current_runtime()
+        if rt is not None:
             rt.apply_settings_threadsafe(values)
 
     on_settings_changed(apply)

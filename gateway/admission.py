@@ -26,8 +26,8 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
-from typing import NoReturn, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, NoReturn, Protocol
 
 LOW, MEDIUM, HIGH = 0, 1, 2
 CLASS_NAMES = ("low", "medium", "high")
@@ -259,12 +259,31 @@ def _live_top(heap: list[tuple[tuple[float, float, int], Waiter]]) -> Waiter | N
 
 @dataclass(slots=True)
 class SchedulerConfig:
+    """The scheduler's settings: one shape, built from the operator settings' catalog."""
+
     name: str = "strict"
     aging_divisor: float = 60.0  # seconds of waiting per score point (serial); 0 = no aging
     affinity_bonus: float = 10.0  # serial only, 0..99
     max_waiters: int = 0  # 0 = unbounded
     prioritize: bool = True  # False: one class, arrival order
     fair_share: bool = False  # strict only: owners take turns inside a class
+
+    @classmethod
+    def from_catalog(cls, values: dict[str, Any]) -> SchedulerConfig:
+        return cls(
+            name=str(values["gateway.scheduler"]),
+            aging_divisor=float(values["gateway.aging_divisor_secs"]),
+            affinity_bonus=float(values["gateway.affinity_bonus"]),
+            max_waiters=int(values["gateway.max_waiters"]),
+            prioritize=bool(values["gateway.priority_enabled"]),
+            fair_share=bool(values["gateway.fair_share"]),
+        )
+
+    def orders_like(self, other: SchedulerConfig) -> bool:
+        """Are order keys made under these settings still right under the other? (The bonus
+        and the bound apply at dispatch and arrival, not in the keys.)"""
+        mine = (self.name, self.prioritize, self.fair_share, self.aging_divisor)
+        return mine == (other.name, other.prioritize, other.fair_share, other.aging_divisor)
 
 
 class AdmissionQueue:
@@ -503,6 +522,14 @@ class AdmissionQueue:
             fallbacks = {t.slot for g in list(groups) for t in g.route.fallback}
             for other in fallbacks:
                 self._dispatch_slot(other)
+
+    def configure(
+        self, config: SchedulerConfig, resolve: Callable[[Hashable], Route | None]
+    ) -> None:
+        """New scheduler settings; who waits gets order keys under the new rules if they differ."""
+        before, self.config = self.config, replace(config)  # its own copy
+        if not before.orders_like(config):
+            self.reroute(resolve, rekey=True)
 
     def reroute(self, resolve: Callable[[Hashable], Route | None], *, rekey: bool = False) -> None:
         """Move each waiting request onto its route's new definition (after a topology change).

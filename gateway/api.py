@@ -15,7 +15,7 @@ from accounts.serializers import ErrorOut
 from gateway import topology
 from gateway.detect import ProbeFailure, models_url
 from gateway.models import Backend, Pool
-from gateway.runtime import runtimes
+from gateway.runtime import current_runtime
 from gateway.serializers import (
     OUTCOMES,  # noqa: F401  (re-exported: the activity API's outcome vocabulary)
     ActivityPageOut,
@@ -43,13 +43,13 @@ def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
 
 def _live_state() -> dict[str, dict[str, Any]]:
     """In-flight counts and health from the running gateway (empty when none runs here)."""
-    state: dict[str, dict[str, Any]] = {}
-    for rt in runtimes():
-        for name, slot in list(rt.slots.items()):
-            entry = state.setdefault(name, {"inflight": 0, "healthy": True})
-            entry["inflight"] += slot.inflight
-            entry["healthy"] = entry["healthy"] and slot.healthy
-    return state
+    rt = current_runtime()
+    if rt is None:
+        return {}
+    return {
+        name: {"inflight": slot.inflight, "healthy": slot.healthy}
+        for name, slot in list(rt.slots.items())
+    }
 
 
 def _backends() -> list[Backend]:
@@ -105,13 +105,12 @@ class AdminBackendDetectApi(APIView):
         if backend is None:
             raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
         failures: dict[str, ProbeFailure | None] | None = None
-        for rt in runtimes():
-            if rt.loop is not None:
-                import asyncio
+        rt = current_runtime()
+        if rt is not None and rt.loop is not None:
+            import asyncio
 
-                fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
-                failures = fut.result(timeout=15)
-                break
+            fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
+            failures = fut.result(timeout=15)
         if failures is None or name not in failures:
             # No gateway runs here, or its snapshot does not know the backend yet.
             failures = {name: async_to_sync(_detect_once)(name)}

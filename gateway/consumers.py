@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from gateway.live import queue_state
-from gateway.runtime import runtimes
+from gateway.runtime import current_runtime
 
 PUSH_INTERVAL = 1.0  # in-flight counts change without queue events: look this often anyway
 THROTTLE = 0.2
@@ -36,14 +36,16 @@ class QueueConsumer(AsyncWebsocketConsumer):
             return
         await self.accept()
         self._changed = asyncio.Event()
-        for rt in runtimes():
+        rt = current_runtime()
+        if rt is not None:
             rt.watchers.add(self._changed)
         self._task = asyncio.ensure_future(self._push())
 
     async def disconnect(self, code: int) -> None:
         task = getattr(self, "_task", None)
         if task is not None:
-            for rt in runtimes():
+            rt = current_runtime()
+            if rt is not None:
                 rt.watchers.discard(self._changed)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

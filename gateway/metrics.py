@@ -98,12 +98,13 @@ class QueueMetrics:
 
 
 class GatewayCollector(Collector):
-    """Reads every live runtime at scrape time (one in production)."""
+    """Reads this process's runtime at scrape time (zeros before it starts)."""
 
     def collect(self) -> Iterator[Metric]:
-        from gateway.runtime import runtimes
+        from gateway.runtime import current_runtime
 
-        live = runtimes()
+        rt = current_runtime()
+        live = [] if rt is None else [rt]  # the sums below read as zeros without one
         labels = ["class", "band"]
         depth = GaugeMetricFamily(
             "aiplane_queue_depth", "Requests waiting for a backend slot.", labels=labels

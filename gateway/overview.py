@@ -8,7 +8,7 @@ from typing import Any
 from gateway.mapping import explain_mapping
 from gateway.problems import LastErrors
 from gateway.registry import PoolSpec, Snapshot, Upstream
-from gateway.runtime import runtimes
+from gateway.runtime import current_runtime
 
 
 def models_overview() -> dict[str, Any]:
@@ -20,10 +20,8 @@ def models_overview() -> dict[str, Any]:
     """
     from aiplane.catalog import setting
 
-    live = runtimes()
-    if live:
-        # One runtime per process in production; tests that start several see the first.
-        rt = live[0]
+    rt = current_runtime()
+    if rt is not None:
         snapshot, errors, running = rt.snapshot, rt.errors, True
     else:
         from gateway.topology import load_topology

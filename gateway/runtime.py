@@ -1,7 +1,8 @@
 """The gateway's process state: registry snapshot, admission queue, settings, background loops.
 
-One `Runtime` lives on the server's event loop. Django views (running in worker threads) reach it
-through `runtimes()` and the `*_threadsafe` methods, which hand plain data over to the loop.
+One `Runtime` lives on the server's event loop, one per process. Django views (running in worker
+threads) reach it through `current_runtime()` and the `*_threadsafe` methods, which hand plain
+data over to the loop.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 import httpx
 
-from gateway.admission import AdmissionQueue, Observer, Slot
+from gateway.admission import AdmissionQueue, Observer, SchedulerConfig, Slot
 from gateway.allowances import CounterStore, MemoryCounters
 from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
@@ -35,26 +35,32 @@ DETECT_INTERVAL = 60.0
 RELOAD_INTERVAL = 10.0  # changes made through this process apply at once; others' within this
 USAGE_FLUSH_INTERVAL = 5.0
 
-_live: weakref.WeakSet[Runtime] = weakref.WeakSet()
+_current: Runtime | None = None
 
 
-def runtimes() -> list[Runtime]:
-    """Every started runtime in this process (one in production; tests may run several)."""
-    return [rt for rt in _live if rt.started]
+def current_runtime() -> Runtime | None:
+    """This process's runtime while it runs; None before it starts (a management command).
+
+    The one accessor for code outside the loop; the runtime that starts becomes it, so a test
+    that serves its own application swaps it in by starting it (`swap_runtime` for others).
+    """
+    return _current
+
+
+def swap_runtime(runtime: Runtime | None) -> Runtime | None:
+    """Make `runtime` this process's runtime; returns the one it replaces."""
+    global _current
+    before, _current = _current, runtime
+    return before
 
 
 @dataclass(slots=True)
 class GatewaySettings:
     """The catalog values the request path reads, copied once per change rather than per request."""
 
-    priority_enabled: bool = False
+    scheduler: SchedulerConfig = field(default_factory=lambda: SchedulerConfig(prioritize=False))
     priority_default: str = "medium"
     upstream_wait_secs: float = 120.0
-    scheduler: str = "strict"
-    aging_divisor: float = 60.0
-    affinity_bonus: float = 10.0
-    max_waiters: int = 0
-    fair_share: bool = False
     connect_timeout: float = 5.0
     first_byte_timeout: float = 600.0
     idle_timeout: float = 60.0
@@ -62,18 +68,17 @@ class GatewaySettings:
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
         return cls(
-            priority_enabled=bool(values["gateway.priority_enabled"]),
+            scheduler=SchedulerConfig.from_catalog(values),
             priority_default=str(values["gateway.priority_default"]),
             upstream_wait_secs=float(values["gateway.upstream_wait_secs"]),
-            scheduler=str(values["gateway.scheduler"]),
-            aging_divisor=float(values["gateway.aging_divisor_secs"]),
-            affinity_bonus=float(values["gateway.affinity_bonus"]),
-            max_waiters=int(values["gateway.max_waiters"]),
-            fair_share=bool(values["gateway.fair_share"]),
             connect_timeout=float(values["gateway.connect_timeout_secs"]),
             first_byte_timeout=float(values["gateway.first_byte_timeout_secs"]),
             idle_timeout=float(values["gateway.idle_timeout_secs"]),
         )
+
+    @property
+    def priority_enabled(self) -> bool:
+        return self.scheduler.prioritize
 
     def timeouts(self) -> Timeouts:
         return Timeouts(
@@ -187,7 +192,9 @@ class Runtime:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.detect_all(unknown), timeout=5.0)
         self.started = True
-        _live.add(self)
+        before = swap_runtime(self)
+        if before is not None and before is not self and before.started:
+            log.warning("a second gateway runtime started in this process; it replaces the first")
         self._spawn(self._dispatch_loop())
         for job in self.jobs:
             self._spawn(job())
@@ -201,7 +208,8 @@ class Runtime:
 
     async def stop(self) -> None:
         self.started = False
-        _live.discard(self)
+        if current_runtime() is self:
+            swap_runtime(None)
         for task in [*self._tasks, *self._identifying]:
             task.cancel()
         for task in [*self._tasks, *self._identifying]:
@@ -255,17 +263,7 @@ class Runtime:
         s = GatewaySettings.from_catalog(values)
         self.settings = s
         self.timeouts = s.timeouts()
-        cfg = self.queue.config
-        before = (cfg.name, cfg.prioritize, cfg.fair_share, cfg.aging_divisor)
-        cfg.prioritize = s.priority_enabled
-        cfg.name = s.scheduler
-        cfg.aging_divisor = s.aging_divisor
-        cfg.affinity_bonus = s.affinity_bonus
-        cfg.max_waiters = s.max_waiters
-        cfg.fair_share = s.fair_share
-        if (cfg.name, cfg.prioritize, cfg.fair_share, cfg.aging_divisor) != before:
-            # Order keys were computed under the old rules; recompute them for who waits now.
-            self.queue.reroute(self.snapshot.route_for_key, rekey=True)
+        self.queue.configure(s.scheduler, self.snapshot.route_for_key)
 
     def _call_threadsafe(self, fn: Callable[[], Any], wait: float) -> None:
         """Run `fn` on the loop and wait (up to `wait` s) for it, and for the future it returns."""

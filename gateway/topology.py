@@ -96,18 +96,15 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
 
 def apply_topology() -> None:
     """After commit, hand the new topology to every live gateway runtime in this process."""
-    from gateway.runtime import runtimes
+    from gateway.runtime import current_runtime
 
     def push() -> None:
         from aiplane import changes
 
         changes.publish(changes.TOPOLOGY)  # every other process reloads it
-        live = runtimes()
-        if not live:
-            return
-        topology = load_topology()
-        for rt in live:
-            rt.install_threadsafe(topology)
+        rt = current_runtime()
+        if rt is not None:
+            rt.install_threadsafe(load_topology())
 
     transaction.on_commit(push)
 
