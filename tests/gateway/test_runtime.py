@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from aiplane.catalog import CATALOG
-from gateway.admission import HIGH, LOW
+from gateway.admission import HIGH, LOW, SchedulerConfig
 from gateway.asgi import GatewayApp
 from gateway.registry import BackendSpec, PoolSpec, Topology
-from gateway.runtime import Runtime
+from gateway.runtime import Runtime, current_runtime, swap_runtime
 
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in CATALOG}
 
@@ -180,3 +180,43 @@ def test_changing_the_scheduler_through_the_settings_rekeys_who_already_waits(
     high, low = (early, late) if first == HIGH else (late, early)
     assert high.acquired is not None and high.acquired.backend == "gpu1"
     assert low.acquired is None and queue.waiting == 1
+
+
+def test_the_scheduler_settings_are_one_shape_read_from_the_catalog() -> None:
+    rt = runtime()
+    values = {
+        **DEFAULTS,
+        "gateway.priority_enabled": True,
+        "gateway.scheduler": "serial",
+        "gateway.aging_divisor_secs": 30,
+        "gateway.affinity_bonus": 7,
+        "gateway.max_waiters": 5,
+    }
+    rt.apply_settings(values)
+
+    assert rt.settings.scheduler == SchedulerConfig(
+        name="serial", aging_divisor=30.0, affinity_bonus=7.0, max_waiters=5, prioritize=True
+    )
+    assert rt.queue.config == rt.settings.scheduler
+    assert rt.settings.priority_enabled is True
+    # The queue holds its own copy: tuning it leaves the settings as the catalog said.
+    rt.queue.config.max_waiters = 9
+    assert rt.settings.scheduler.max_waiters == 5
+
+
+# ----- one runtime per process ----------------------------------------------------------------
+
+
+async def test_the_started_runtime_is_the_processs_runtime_until_it_stops() -> None:
+    before = swap_runtime(None)
+    rt = runtime()
+    try:
+        assert current_runtime() is None
+        await rt.ensure_started()
+        assert current_runtime() is rt
+
+        await rt.stop()
+        assert current_runtime() is None
+    finally:
+        await rt.stop()
+        swap_runtime(before)
