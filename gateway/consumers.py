@@ -54,7 +54,11 @@ class QueueConsumer(AsyncWebsocketConsumer):
     async def _push(self) -> None:
         last = None
         while True:
-            state = queue_state()
+            if _reads_redis():
+                # Shared admission's picture is a Redis round trip: never on the loop.
+                state = await asyncio.to_thread(queue_state)
+            else:
+                state = queue_state()
             # Ages tick every second; only a real change (or the periodic in-flight check) sends.
             signature = json.dumps(_without_ages(state), sort_keys=True)
             if signature != last:
@@ -64,6 +68,13 @@ class QueueConsumer(AsyncWebsocketConsumer):
                 await asyncio.wait_for(self._changed.wait(), timeout=PUSH_INTERVAL)
             self._changed.clear()
             await asyncio.sleep(THROTTLE)
+
+
+def _reads_redis() -> bool:
+    from gateway.shared_admission import SharedAdmissionQueue
+
+    rt = current_runtime()
+    return rt is not None and isinstance(rt.queue, SharedAdmissionQueue)
 
 
 def _without_ages(state: dict[str, Any]) -> dict[str, Any]:
