@@ -60,9 +60,9 @@ def publish(kind: str) -> None:
     try:
         with _lock:
             if _client is None or _client_url != url:
-                import redis
+                from gateway.redis_clients import connect
 
-                _client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+                _client = connect(url)
                 _client_url = url
             client = _client
         client.publish(channel(), json.dumps({"from": process_name(), "kind": kind}))

@@ -211,7 +211,8 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
 
 def _shared_queue(url: str, observer: Any) -> Any:
     """AIPLANE_REDIS_URL: this process's queue shares its line and limits with the others."""
-    from gateway.shared_admission import SharedAdmissionQueue, connect
+    from gateway.redis_clients import connect
+    from gateway.shared_admission import SharedAdmissionQueue
 
     queue = SharedAdmissionQueue(
         connect(url),

@@ -54,12 +54,12 @@ from gateway.admission import (
     Waiter,
     _warm_key,
 )
+from gateway.redis_clients import REDIS_TIMEOUT, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
 LEASE_SECS = 3.0  # a dead process's slots come back within this; renewed every third of it
 SETTLE = 5 / 6  # after Redis lost its state, of a lease: time for every process to list its own
-REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
 SEEN_SECS = 30.0  # the fallback share counts every process seen alive within this
 
 Grants = list[tuple[str, str]]
@@ -101,21 +101,6 @@ class _Arrivals:
     def __next__(self) -> int:
         self.last = max(self.last + 1, time.time_ns() // 1000)
         return self.last
-
-
-def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
-    """A client for the request path: short timeouts, one reconnect on a stale connection."""
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
-    return redis.Redis.from_url(
-        url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 1),
-        retry_on_error=[redis.ConnectionError],
-        health_check_interval=0,
-    )
 
 
 class SharedAdmissionQueue(AdmissionQueue):
@@ -485,19 +470,7 @@ class SharedAdmissionQueue(AdmissionQueue):
 
     def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
         """Call every script through the writer from now on (on the runtime's loop only)."""
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        # One reconnect, as the blocking client does: after a Redis restart every pooled
-        # connection is dead, and that alone is no outage.
-        self.aclient = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1),
-            retry_on_error=[redis.ConnectionError],
-        )
+        self.aclient = connect_async(url, timeout)
 
     def _grant(self, flat: list[Any]) -> None:
         """Admit this process's waiters that Redis granted a slot; give back what nobody takes."""

@@ -97,7 +97,8 @@ def make_queue(
             return AdmissionQueue(clock=clock, config=SchedulerConfig(**config), observer=rec)  # type: ignore[arg-type]
 
         return make
-    from gateway.shared_admission import SharedAdmissionQueue, connect
+    from gateway.redis_clients import connect
+    from gateway.shared_admission import SharedAdmissionQueue
 
     server = request.getfixturevalue("redis_server")
     prefix = request.getfixturevalue("redis_prefix")

@@ -816,7 +816,8 @@ def _shared(machine: type[AdmissionMachine]) -> type[AdmissionMachine]:
         def make_queue(self, config: SchedulerConfig) -> AdmissionQueue:
             import uuid
 
-            from gateway.shared_admission import SharedAdmissionQueue, connect
+            from gateway.redis_clients import connect
+            from gateway.shared_admission import SharedAdmissionQueue
             from tests.redis_server import shared_server
 
             return SharedAdmissionQueue(

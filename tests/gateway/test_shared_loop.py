@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from gateway.admission import ADMITTED, CANCELLED, HIGH, LOW, MEDIUM, WAITING, Route, Slot, Target
-from gateway.shared_admission import SharedAdmissionQueue, connect
+from gateway.redis_clients import connect
+from gateway.shared_admission import SharedAdmissionQueue
 from tests.redis_server import RedisServer, redis_or_skip
 
 

@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from gateway.admission import HIGH, LOW, AdmissionQueue
-from gateway.shared_admission import SharedAdmissionQueue, connect
+from gateway.redis_clients import connect
+from gateway.shared_admission import SharedAdmissionQueue
 from tests.gateway.conftest import LiveGateway, add_backend
 from tests.gateway.drive import scrape, wait_until
 

@@ -1,0 +1,41 @@
+"""Redis clients for every part of the gateway that uses AIPLANE_REDIS_URL: one way to connect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
+
+
+def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
+    """A blocking client (Django threads, start-up): short timeouts, one reconnect on a stale
+    connection (after a Redis restart every pooled connection is dead, and that alone is no
+    outage)."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 1),
+        retry_on_error=[redis.ConnectionError],
+        health_check_interval=0,
+    )
+
+
+def connect_async(url: str, timeout: float = REDIS_TIMEOUT) -> Any:
+    """The same for the event loop (redis.asyncio): what runs on the loop must use this one."""
+    import redis.asyncio as aioredis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 1),
+        retry_on_error=[redis.ConnectionError],
+    )
