@@ -441,6 +441,9 @@ class AdmissionQueue:
         """`submit` for the async layer; shared admission awaits its round trip here."""
         return self.submit(w)
 
+    async def close(self) -> None:
+        """The runtime stops: nothing to hand over here (shared admission's writer finishes)."""
+
     def cancel(self, w: Waiter, outcome: str = CANCELLED) -> None:
         """Take a waiter out of line; a slot it was just given goes back at once."""
         if w.state == WAITING:

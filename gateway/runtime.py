@@ -216,6 +216,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        with contextlib.suppress(Exception):
+            await self.queue.close()
         if self.session is not None:
             await self.session.close()
         if self.probe_client is not None:

@@ -25,6 +25,7 @@ Faults:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -231,6 +232,14 @@ class SharedAdmissionQueue(AdmissionQueue):
         """Wait until every script called so far has been answered (tests, shutdown)."""
         while self._writer is not None:
             await asyncio.wait({self._writer})
+
+    async def close(self) -> None:
+        """Send what is still queued (releases, cancels: others' waiters need them), then let
+        go of the connections; an unanswered rest lapses with the leases."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settled(), timeout=REDIS_TIMEOUT)
+        if self.aclient is not None:
+            await self.aclient.aclose()
 
     def _fall_back(self, err: Exception) -> None:
         if self.fallback:
