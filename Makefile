@@ -34,11 +34,11 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -n $(TEST_WORKERS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
 test-postgres: $(STAMP)
-	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) -m "not browser" tests/accounts tests/gateway
+	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" tests/accounts tests/gateway
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
