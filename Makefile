@@ -9,6 +9,9 @@ PORT ?= 8000
 ENGINE_PORT ?= 8100
 SERVER ?= uvicorn
 WORKERS ?= 1
+# Test processes (pytest-xdist). The tests mostly wait on loopback servers, engines and Chromium
+# rather than compute, so more workers than cores still shortens the run.
+TEST_WORKERS ?= 4
 
 .PHONY: serve test test-postgres lint bench fuzz chaos venv clean
 
@@ -33,11 +36,11 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
 test-postgres: $(STAMP)
-	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -m "not browser" tests/accounts tests/gateway
+	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" tests/accounts tests/gateway
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
