@@ -50,6 +50,7 @@ from gateway.allowances import (
 log = logging.getLogger("aiplane.gateway")
 
 REDIS_TIMEOUT = 1.0  # a request never waits longer than this for Redis
+CONNECTIONS = 32  # to Redis, per process
 RETRY_SECS = 1.0  # while Redis is unreachable, how often a request tries it again
 # How long a reservation outlives a process that never settled it; a request running longer
 # keeps running, and its share is free again from then on.
@@ -139,10 +140,17 @@ return 1
 
 def connect(url: str, timeout: float = REDIS_TIMEOUT) -> aioredis.Redis:
     """An asyncio client for the request path: short timeouts, no retries (the store falls
-    back instead)."""
-    return aioredis.Redis.from_url(
-        url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=0
+    back instead), and a bounded pool that requests wait for rather than fail on (a script
+    takes a connection for one round trip; the default pool refuses its 101st request)."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=CONNECTIONS,
+        timeout=timeout,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        health_check_interval=0,
     )
+    return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
 
 
 def _ms(seconds: float) -> int:
