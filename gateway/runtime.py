@@ -293,6 +293,9 @@ class Runtime:
         loop = self.loop
         if loop is None or loop.is_closed() or not self.started:
             return None
+        with contextlib.suppress(RuntimeError):
+            if asyncio.get_running_loop() is loop:
+                return None  # waiting here would stop the very loop that must answer
         done = asyncio.run_coroutine_threadsafe(self.allowances.read(limits), loop)
         try:
             return done.result(timeout=wait)
