@@ -236,6 +236,9 @@ CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 AIPLANE_CALLER_CACHE_TTL = float(env_str("AIPLANE_CALLER_CACHE_TTL", "30"))
 AIPLANE_ENCRYPTION_KEY = env_str("AIPLANE_ENCRYPTION_KEY", "")
 AIPLANE_METRICS_TOKEN = env_str("AIPLANE_METRICS_TOKEN", "")  # empty: /metrics is open
+# Shared admission and change propagation over several processes; empty: one process, in memory.
+AIPLANE_REDIS_URL = env_str("AIPLANE_REDIS_URL", "")
+AIPLANE_REDIS_PREFIX = env_str("AIPLANE_REDIS_PREFIX", "aiplane:")
 
 # How long a client may take to send a request, and how many connections a process holds
 # (gateway/protocol.py; `manage.py serve` applies them, daphne only in part). A request's

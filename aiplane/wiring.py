@@ -27,6 +27,7 @@ from accounts.caller import (
 from aiplane.catalog import all_settings, on_settings_changed
 from gateway import activity
 from gateway.activity_writer import ProcessWriter
+from gateway.allowances import CounterStore, MemoryCounters
 from gateway.asgi import GatewayApp
 from gateway.runtime import Runtime
 from gateway.topology import load_topology, save_discovery
@@ -191,8 +192,19 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         on_stop=stop,
         observe=observability_enabled(),
     )
+    runtime.allowances = allowance_counters()
     _listen_for_settings()
     return runtime, recorder
+
+
+def allowance_counters() -> CounterStore:
+    """AIPLANE_REDIS_URL: allowances count on Redis, over every process; else in this one."""
+    url = settings.AIPLANE_REDIS_URL
+    if not url:
+        return MemoryCounters()
+    from gateway.shared_allowances import SharedCounters, connect
+
+    return SharedCounters(connect(url), prefix=settings.AIPLANE_REDIS_PREFIX)
 
 
 _listening = False

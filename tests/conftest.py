@@ -98,3 +98,22 @@ def bob_client(bob: Any, login: Callable[..., Client]) -> Client:
 @pytest.fixture
 def carol_client(carol: Any, login: Callable[..., Client]) -> Client:
     return login(carol)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[Any]:
+    """A private redis-server for the session (skips the test where none is installed)."""
+    from tests.redis_server import RedisServer, redis_or_skip
+
+    redis_or_skip()
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_prefix(request: Any) -> str:
+    """A key prefix of this test's own, so tests sharing the server never see each other."""
+    import uuid
+
+    return f"t{uuid.uuid4().hex[:10]}:"
