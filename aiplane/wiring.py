@@ -29,6 +29,7 @@ from aiplane import changes
 from aiplane.catalog import all_settings, on_settings_changed
 from gateway import activity
 from gateway.activity_writer import ProcessWriter
+from gateway.allowances import CounterStore, MemoryCounters
 from gateway.asgi import GatewayApp
 from gateway.runtime import Runtime
 from gateway.topology import load_topology, save_discovery
@@ -205,6 +206,7 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         )
         runtime.jobs += [link.listen, link.keep]
         runtime.link = link  # type: ignore[attr-defined]
+    runtime.allowances = allowance_counters()
     _listen_for_settings()
     return runtime, recorder
 
@@ -234,6 +236,16 @@ async def _apply_change(runtime: Runtime, kind: str) -> None:
         runtime.apply_settings(await runtime.run_db(all_settings))
     elif kind == changes.TOPOLOGY:
         runtime.install(await runtime.run_db(load_topology))
+
+
+def allowance_counters() -> CounterStore:
+    """AIPLANE_REDIS_URL: allowances count on Redis, over every process; else in this one."""
+    url = settings.AIPLANE_REDIS_URL
+    if not url:
+        return MemoryCounters()
+    from gateway.shared_allowances import SharedCounters, connect
+
+    return SharedCounters(connect(url), prefix=settings.AIPLANE_REDIS_PREFIX)
 
 
 _listening = False

@@ -15,8 +15,9 @@ model's), all or nothing, before it may wait for a slot:
 A limit is exhausted when nothing of it remains; a request is refused when a limit it falls under
 is exhausted or its reservation does not fit. Counters are exact within one process (their
 changes never wait, so two requests cannot both take the last unit) and start empty with it.
-`CounterStore` is the seam for a shared store: `admit` may wait (a round trip), `settle` must not
-(a shared store sends it in the background).
+`CounterStore` is the seam for a shared store (gateway/shared_allowances.py, on Redis): `admit`
+may wait (a round trip), `settle` must not (a shared store sends it in the background), and
+`read` is asked on the runtime's loop (a view hands it over with `Runtime.allowance_standing`).
 """
 
 from __future__ import annotations
@@ -225,8 +226,8 @@ class Ticket:
 
     def __init__(
         self,
-        store: MemoryCounters,
-        held: list[tuple[_Counter, int, int, int]],
+        store: Settles,
+        held: Any,  # the store's own record of what it reserved
         requests: Standing | None,
         tokens: Standing | None,
     ) -> None:
@@ -250,16 +251,22 @@ class Ticket:
         self._store.settle(self._held, input_tokens or 0, output_tokens or 0)
 
 
+class Settles(Protocol):
+    def settle(self, held: Any, input_: int | None, output: int | None) -> None: ...
+
+
 class CounterStore(Protocol):
-    """Where counters live: this process's memory, or later a store shared by processes."""
+    """Where counters live: this process's memory, or Redis for every process."""
 
     clock: Callable[[], float]  # unix time
 
     async def admit(self, demand: Demand) -> Ticket: ...  # raises AllowanceExceeded
 
-    def usage(self, subject: str, limit: Any) -> tuple[int, int]: ...  # used, reserved
+    async def read(self, limits: Sequence[Counted]) -> list[tuple[int, int]]:
+        """(used in the current window, reserved by requests in flight) of each limit."""
+        ...
 
-    # (The usage page reads `usage` from a Django thread: an implementation keeps it read-only.)
+    async def aclose(self) -> None: ...  # settles still on their way are sent first
 
 
 class MemoryCounters:
@@ -310,7 +317,7 @@ class MemoryCounters:
             checks.append((counter, counted, need))
         if refusal is not None:
             counted, need, left, end = refusal
-            raise _exceeded(counted, model, need, left, now, end - now)
+            raise exceeded(counted, model, need, left, now, end - now)
         held: list[tuple[_Counter, int, int, int]] = []
         requests = tokens = None  # (left, cap, end) of the tightest limit of each kind
         for counter, counted, need in checks:
@@ -351,9 +358,15 @@ class MemoryCounters:
                 counter.window, counter.used = number, 0
             counter.used += reserved if unknown else used[kind]
 
+    async def read(self, limits: Sequence[Counted]) -> list[tuple[int, int]]:
+        return [self.usage(c.subject, c.limit) for c in limits]
+
+    async def aclose(self) -> None:
+        pass
+
     def usage(self, subject: str, limit: Any) -> tuple[int, int]:
         """(used in the current window, reserved by requests in flight) of one limit; only
-        reads, so another thread (a view) may ask too."""
+        reads, so another thread may ask too."""
         counter = self._counters.get(Counted(subject, limit).key)
         if counter is None:
             return 0, 0
@@ -361,9 +374,11 @@ class MemoryCounters:
         return (counter.used if counter.window == current else 0), counter.reserved
 
 
-def _exceeded(
+def exceeded(
     counted: Counted, model: str, need: int, left: int, now: float, wait: float
 ) -> AllowanceExceeded:
+    """The refusal by `counted`, which had `left` for a request needing `need`; its window
+    ends in `wait` seconds (every store refuses in the same words)."""
     limit = counted.limit
     what = limit.reason.replace("_", " ")
     scope = f" for '{model}'" if limit.model is not None else ""

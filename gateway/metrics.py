@@ -178,6 +178,7 @@ class GatewayCollector(Collector):
         yield from _shared_families(live)
         yield from _token_families(live)
         yield _refusal_family(live)
+        yield from _allowance_counter_families(live)
         yield from _activity_families()
 
 
@@ -263,6 +264,32 @@ def _refusal_family(live: list[Any]) -> Metric:
     for (reason, cls), count in sorted(totals.items()):
         family.add_metric([reason, CLASS_NAMES[cls], BAND_NAMES[cls]], count)
     return family
+
+
+def _allowance_counter_families(live: list[Any]) -> Iterator[Metric]:
+    """With allowance counters on Redis (gateway/shared_allowances.py): whether this process
+    counts alone because Redis is unreachable."""
+    from gateway.shared_allowances import SharedCounters
+
+    stores = [rt.allowances for rt in live if isinstance(rt.allowances, SharedCounters)]
+    if not stores:
+        return
+    local = GaugeMetricFamily(
+        "aiplane_allowance_counters_local",
+        "1 while Redis is unreachable and allowances count in this process only.",
+    )
+    local.add_metric([], 1 if any(store.fallback for store in stores) else 0)
+    fallbacks = CounterMetricFamily(
+        "aiplane_allowance_counter_fallbacks",
+        "Times this process began counting allowances alone because Redis was unreachable.",
+    )
+    fallbacks.add_metric([], sum(store.fallbacks for store in stores))
+    lost = CounterMetricFamily(
+        "aiplane_allowance_settles_lost",
+        "Ends of requests Redis could not be told of (their reservations end with their hold).",
+    )
+    lost.add_metric([], sum(store.lost_settles for store in stores))
+    yield from (local, fallbacks, lost)
 
 
 def _activity_families() -> Iterator[Metric]:

@@ -11,13 +11,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 import httpx
 
+from accounts.allowances import Counted
 from gateway.admission import AdmissionQueue, Observer, SchedulerConfig, Slot
 from gateway.allowances import CounterStore, MemoryCounters
 from gateway.detect import ProbeFailure, check_models, detect_engine
@@ -222,6 +223,8 @@ class Runtime:
             await self.session.close()
         if self.probe_client is not None:
             await self.probe_client.aclose()
+        with contextlib.suppress(Exception):
+            await self.allowances.aclose()
         if self._on_stop is not None:
             with contextlib.suppress(Exception):
                 await self._on_stop()
@@ -286,6 +289,24 @@ class Runtime:
         """From a Django thread: install the topology on the loop and wait until it is live,
         new backends identified included (bounded: an unreachable one is tried again later)."""
         self._call_threadsafe(lambda: self.install(topology), wait)
+
+    def allowance_standing(
+        self, limits: Sequence[Counted], wait: float = 2.0
+    ) -> list[tuple[int, int]] | None:
+        """From a Django thread: (used, reserved) of each limit, read on the loop (where the
+        counters live, and a shared store's client); None when the loop does not answer."""
+        loop = self.loop
+        if loop is None or loop.is_closed() or not self.started:
+            return None
+        with contextlib.suppress(RuntimeError):
+            if asyncio.get_running_loop() is loop:
+                return None  # waiting here would stop the very loop that must answer
+        done = asyncio.run_coroutine_threadsafe(self.allowances.read(limits), loop)
+        try:
+            return done.result(timeout=wait)
+        except Exception:
+            done.cancel()
+            return None
 
     def apply_settings_threadsafe(self, values: dict[str, Any], wait: float = 5.0) -> None:
         self._call_threadsafe(lambda: self.apply_settings(values), wait)

@@ -21,6 +21,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.fields import empty
 
+from accounts.allowances import Measure, Window
 from aiplane.converters import NAME_PATTERN
 from gateway.admission import SCHEDULERS
 from gateway.base_url import MAX_LENGTH as BASE_URL_LENGTH
@@ -726,15 +727,40 @@ class UsageOut(serializers.Serializer):
     )
 
 
+class AllowanceLeftOut(serializers.Serializer):
+    measure = serializers.ChoiceField(choices=[m.value for m in Measure])
+    window = serializers.ChoiceField(choices=[w.value for w in Window])
+    limit = serializers.IntegerField()
+    model = serializers.CharField(allow_null=True, help_text="null: every model together.")
+    used = serializers.IntegerField(
+        allow_null=True,
+        help_text="Counted in the current window (null: the gateway's counters did not answer).",
+    )
+    reserved = serializers.IntegerField(
+        allow_null=True, help_text="Held by requests in flight until their usage is known."
+    )
+    remaining = serializers.IntegerField(allow_null=True, help_text="limit - used - reserved.")
+    resets_at = serializers.CharField(help_text="When the current window ends (ISO 8601, UTC).")
+
+
+class TokenAllowanceLeftOut(serializers.Serializer):
+    token_id = serializers.IntegerField()
+    token_name = serializers.CharField()
+    limits = AllowanceLeftOut(many=True)
+
+
+class OwnAllowanceOut(serializers.Serializer):
+    person = AllowanceLeftOut(
+        many=True, help_text="My limits, counted over all my tokens (none: unlimited)."
+    )
+    tokens = TokenAllowanceLeftOut(
+        many=True, help_text="Each live token of mine that has its own limits, counted alone."
+    )
+
+
 class OwnUsageOut(UsageOut):
     group_by = serializers.ChoiceField(choices=OWN_USAGE_GROUPS)
-    allowance = serializers.JSONField(
-        allow_null=True,
-        help_text=(
-            "Reserved for the remaining allowance (requests and tokens left in each window); "
-            "null until allowances exist."
-        ),
-    )
+    allowance = OwnAllowanceOut(help_text="What is left of my allowance, now.")
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})

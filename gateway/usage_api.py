@@ -15,10 +15,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api_auth import IsGatewayAdmin
+from accounts.api_auth import IsGatewayAdmin, resolved_for
 from accounts.api_errors import ApiError
 from accounts.serializers import ErrorOut
 from gateway import topology
+from gateway.allowance_left import allowance_left
 from gateway.models import ActivityRecord
 from gateway.serializers import OwnUsageOut, OwnUsageQueryIn, UsageOut, UsageQueryIn
 from gateway.usage_report import UsageQueryError, as_csv, report
@@ -158,7 +159,8 @@ class OwnUsageApi(UsageView):
         },
         summary="My own usage by token, model or class over a time range, and over time",
         description=DESCRIPTION
-        + " allowance is reserved for the remaining allowance and null for now.",
+        + " allowance: what is left of each of my limits (mine, and each token's own) in its "
+        "current window, from the gateway's counters (over every process with Redis).",
     )
     def get(self, request: Request) -> Response:
         return super().get(request)
@@ -167,5 +169,4 @@ class OwnUsageApi(UsageView):
         return ActivityRecord.objects.filter(user_id=request.user.pk)
 
     def added(self, request: Request) -> dict[str, Any]:
-        # The allowances work fills this with what is left of the person's allowance.
-        return {"allowance": None}
+        return {"allowance": allowance_left(request.user, resolved_for(request))}

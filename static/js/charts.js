@@ -4,8 +4,9 @@
 import { lang, t } from "./i18n.js";
 import { h } from "./ui.js";
 
-// Distinguishable on white and for the common colour-vision deficiencies (Okabe-Ito, darkened).
-export const PALETTE = ["#1f5fbf", "#c45a00", "#00866b", "#b8478a", "#6b4fbf", "#8a6d00", "#3b82a6", "#a33a3a", "#5a6270"];
+// Distinguishable for the common colour-vision deficiencies (Okabe-Ito): the stylesheet's
+// --chart-N, each with its light and its dark value, so a chart follows the colour scheme.
+export const PALETTE = Array.from({ length: 9 }, (_, i) => `var(--chart-${i + 1})`);
 
 const count = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
 const HEIGHT = 220;
@@ -29,16 +30,50 @@ const WHOLE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 5e3,
 const legendTime = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" });
 
 const plots = new WeakMap();
+const drawn = new Map(); // box -> what timeChart drew in it, to draw it again in another scheme
+
+// colour("var(--chart-1)") -> "rgb(31, 95, 191)": any CSS colour as it computes in `box` now.
+function resolver(box) {
+  const probe = document.createElement("span");
+  probe.hidden = true;
+  box.append(probe);
+  const style = getComputedStyle(probe);
+  const seen = new Map();
+  const colour = (value) => {
+    if (!seen.has(value)) {
+      probe.style.color = value;
+      seen.set(value, style.color);
+    }
+    return seen.get(value);
+  };
+  colour.done = () => probe.remove();
+  return colour;
+}
+
+// The switch in the header sets data-theme; the system's preference can change too.
+function redrawAll() {
+  for (const [box, args] of drawn) {
+    if (box.isConnected) timeChart(box, args);
+    else drawn.delete(box);
+  }
+}
+new MutationObserver(redrawAll).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", redrawAll);
 
 // Draw (or redraw) a chart in `box`: times are bucket starts (ISO), each series a label and one
 // value per time (null where there is none). `format` words a value (a count by default).
-export function timeChart(box, { label, bucket, times, series, format = formatCount, whole = format === formatCount }) {
+export function timeChart(box, chart) {
+  const { label, bucket, times, series, format = formatCount, whole = format === formatCount } = chart;
   plots.get(box)?.destroy();
   box.replaceChildren();
   const xs = times.map((iso) => Date.parse(iso) / 1000);
   const span = xs.length > 1 ? xs[xs.length - 1] - xs[0] : 0;
   const axisTime = axisFormat(bucket, span);
-  const axis = { stroke: "#5a6270", grid: { stroke: "#e7eaee" }, ticks: { stroke: "#d5dae1" } };
+  drawn.set(box, chart);
+  // A canvas takes no CSS: each colour is resolved for the scheme in force now (and again when
+  // it changes, see redrawAll).
+  const colour = resolver(box);
+  const axis = { stroke: colour("var(--chart-axis)"), grid: { stroke: colour("var(--chart-grid)") }, ticks: { stroke: colour("var(--chart-tick)") } };
   const options = {
     width: Math.max(200, box.clientWidth),
     height: HEIGHT,
@@ -50,11 +85,11 @@ export function timeChart(box, { label, bucket, times, series, format = formatCo
       { label: t("usage-time"), value: (u, v) => (v === null ? t("value-none") : legendTime.format(new Date(v * 1000))) },
       ...series.map((one, i) => ({
         label: one.label,
-        stroke: one.color || PALETTE[i % PALETTE.length],
+        stroke: colour(one.color || PALETTE[i % PALETTE.length]),
         width: 2,
         dash: one.dash,
         spanGaps: false,
-        points: { show: xs.length <= 48 },
+        points: { show: xs.length <= 48, fill: colour("var(--surface)") },
         value: (u, v) => format(v),
       })),
     ],
@@ -63,6 +98,7 @@ export function timeChart(box, { label, bucket, times, series, format = formatCo
       { ...axis, size: 64, space: 36, incrs: whole ? WHOLE_STEPS : undefined, values: (u, splits) => splits.map((v) => format(v)) },
     ],
   };
+  colour.done();
   const plot = new window.uPlot(options, [xs, ...series.map((one) => one.values)], box);
   plots.set(box, plot);
   box.setAttribute("role", "img");

@@ -6,6 +6,7 @@ import { clearMessage, h, showError } from "./ui.js";
 import { $, cell } from "./widgets.js";
 import { formatCount, timeChart } from "./charts.js";
 import { bucketFor, rangeStart } from "./usage-query.js";
+import { renderAllowance } from "./allowance-left.js";
 
 const range = $("my-usage-range");
 const alertRegion = $("my-usage-alert");
@@ -28,8 +29,7 @@ function render(body) {
       ["usage-refusals", refusalCount(totals)],
     ].map(([id, value]) => h("li", {}, `${t(id)}: `, h("strong", {}, formatCount(value)))),
   );
-  // "allowance" is null until allowances exist; then it is shown here (see the template).
-  $("my-usage-allowance").hidden = body.allowance === null || body.allowance === undefined;
+  renderAllowance($("my-usage-allowance"), body.allowance);
   timeChart($("my-usage-chart"), {
     label: t("my-usage-chart"),
     bucket: body.bucket,

@@ -117,7 +117,7 @@ function draw(body) {
     for (const p of ["p50", "p95"]) {
       waits.push({
         label: t("usage-queue-wait-series", { class: priorityName(name), percentile: p.slice(1) }),
-        color: ["#a33a3a", "#1f5fbf", "#5a6270"][i],
+        color: ["var(--chart-8)", "var(--chart-1)", "var(--chart-9)"][i],
         dash: p === "p95" ? [6, 4] : undefined,
         values: body.bucket_totals.map((row) => row.queue_wait_ms[name][p]),
       });

@@ -1,8 +1,11 @@
-"""Allowance counters with a fake clock: windows, reservations and their release, refusals."""
+"""Allowance counters with a fake clock: windows, reservations and their release, refusals;
+in this process's memory and on Redis alike."""
 
 from __future__ import annotations
 
 import calendar
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -12,9 +15,11 @@ from gateway.allowances import (
     AllowanceExceeded,
     Demand,
     MemoryCounters,
+    Ticket,
     estimate,
     rate_limit_headers,
 )
+from gateway.shared_allowances import SharedCounters, connect
 
 REQ, TOK, IN, OUT = Measure.REQUESTS, Measure.TOKENS, Measure.INPUT, Measure.OUTPUT
 MIN, DAY, MONTH = Window.MINUTE, Window.DAY, Window.MONTH
@@ -32,113 +37,154 @@ def at(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: 
     return float(calendar.timegm((year, month, day, hour, minute, 0))) + second
 
 
-def store_at(when: float) -> tuple[MemoryCounters, Clock]:
-    clock = Clock(when)
-    return MemoryCounters(clock), clock
+class Counters:
+    """A store under test, read as a view reads it: once the settles on their way have landed."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    async def admit(self, demand: Demand) -> Ticket:
+        return await self.store.admit(demand)
+
+    async def usage(self, subject: str, limit: Limit) -> tuple[int, int]:
+        if isinstance(self.store, SharedCounters):
+            await self.store.drain()
+        return (await self.store.read([Counted(subject, limit)]))[0]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store_at(request: Any) -> AsyncIterator[Callable[[float], tuple[Counters, Clock]]]:
+    """Every test runs against this process's counters and against Redis's."""
+    made: list[SharedCounters] = []
+    server = request.getfixturevalue("redis_server") if request.param == "redis" else None
+    prefix = request.getfixturevalue("redis_prefix") if server else ""
+
+    def make(when: float) -> tuple[Counters, Clock]:
+        clock = Clock(when)
+        if server is None:
+            return Counters(MemoryCounters(clock)), clock
+        store = SharedCounters(connect(server.url), prefix=prefix, clock=clock)
+        made.append(store)
+        return Counters(store), clock
+
+    yield make
+    for store in made:
+        assert not store.fallback  # every answer above came from Redis
+        await store.aclose()
 
 
 def demand(*limits: Limit, model: str = "m", input: int = 10, output: int = 0) -> Demand:
     return Demand([Counted("u1", limit) for limit in limits], model, input, output)
 
 
-def test_a_requests_limit_admits_exactly_its_number_in_a_minute_and_again_in_the_next() -> None:
+async def test_a_requests_limit_admits_exactly_its_number_in_a_minute_and_again_in_the_next(
+    store_at: Any,
+) -> None:
     store, clock = store_at(at(2026, 12, 1, 12, 0, 0.5))
     limit = Limit(REQ, MIN, 3)
     for _ in range(3):
-        store.admit_now(demand(limit))
+        await store.admit(demand(limit))
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(demand(limit))
+        await store.admit(demand(limit))
     assert refused.value.reason == "requests_per_minute"
     assert refused.value.status == 429
     assert refused.value.retry_after == 60  # 59.5 s to the next minute, rounded up
     clock.now = at(2026, 12, 1, 12, 0, 59.99)
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(limit))
+        await store.admit(demand(limit))
     clock.now = at(2026, 12, 1, 12, 1)  # the next clock minute
-    assert store.admit_now(demand(limit)).requests.remaining == 2
+    assert (await store.admit(demand(limit))).requests.remaining == 2
 
 
-def test_a_refused_request_takes_nothing_from_any_limit() -> None:
+async def test_a_refused_request_takes_nothing_from_any_limit(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1))
     loose, tight = Limit(REQ, MIN, 10), Limit(TOK, MIN, 100)
-    store.admit_now(demand(loose, tight, input=100))
+    await store.admit(demand(loose, tight, input=100))
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(loose, tight, input=1))
-    assert store.usage("u1", loose) == (1, 0)  # the refused one did not count
+        await store.admit(demand(loose, tight, input=1))
+    assert await store.usage("u1", loose) == (1, 0)  # the refused one did not count
 
 
-def test_a_reservation_holds_the_estimate_until_settled_with_what_the_engine_reported() -> None:
+async def test_a_reservation_holds_the_estimate_until_settled_with_what_the_engine_reported(
+    store_at: Any,
+) -> None:
     store, _ = store_at(at(2026, 12, 1, 8))
     limit = Limit(TOK, DAY, 1000)
-    ticket = store.admit_now(demand(limit, input=100, output=500))
-    assert store.usage("u1", limit) == (0, 600)
+    ticket = await store.admit(demand(limit, input=100, output=500))
+    assert await store.usage("u1", limit) == (0, 600)
     assert ticket.tokens is not None and ticket.tokens.remaining == 400
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(limit, input=100, output=400))  # 500 > 400 left
+        await store.admit(demand(limit, input=100, output=400))  # 500 > 400 left
     ticket.settle(90, 30)
-    assert store.usage("u1", limit) == (120, 0)
+    assert await store.usage("u1", limit) == (120, 0)
     ticket.settle(90, 30)  # a second settle changes nothing
-    assert store.usage("u1", limit) == (120, 0)
-    store.admit_now(demand(limit, input=100, output=400))
+    assert await store.usage("u1", limit) == (120, 0)
+    await store.admit(demand(limit, input=100, output=400))
 
 
-def test_a_request_larger_than_the_whole_limit_runs_alone_in_an_empty_window() -> None:
+async def test_a_request_larger_than_the_whole_limit_runs_alone_in_an_empty_window(
+    store_at: Any,
+) -> None:
     store, _ = store_at(at(2026, 12, 1))
     limit = Limit(TOK, MIN, 100)
-    ticket = store.admit_now(demand(limit, input=10, output=5000))
-    assert store.usage("u1", limit) == (0, 100)  # at most the whole limit
+    ticket = await store.admit(demand(limit, input=10, output=5000))
+    assert await store.usage("u1", limit) == (0, 100)  # at most the whole limit
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(limit, input=1))
+        await store.admit(demand(limit, input=1))
     ticket.settle(None, None)  # it failed before the engine said anything
-    assert store.usage("u1", limit) == (0, 0)
+    assert await store.usage("u1", limit) == (0, 0)
 
 
-def test_an_exhausted_limit_refuses_even_a_request_that_needs_none_of_it() -> None:
+async def test_an_exhausted_limit_refuses_even_a_request_that_needs_none_of_it(
+    store_at: Any,
+) -> None:
     store, _ = store_at(at(2026, 12, 1))
     limit = Limit(OUT, DAY, 10)
-    store.admit_now(demand(limit, output=10)).settle(5, 10)
+    (await store.admit(demand(limit, output=10))).settle(5, 10)
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(limit, output=0))
+        await store.admit(demand(limit, output=0))
 
 
-def test_a_zero_limit_refuses_everything() -> None:
+async def test_a_zero_limit_refuses_everything(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1))
     with pytest.raises(AllowanceExceeded):
-        store.admit_now(demand(Limit(TOK, MONTH, 0), input=1))
+        await store.admit(demand(Limit(TOK, MONTH, 0), input=1))
 
 
-def test_input_and_output_limits_count_their_own_side() -> None:
+async def test_input_and_output_limits_count_their_own_side(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1))
     inputs, outputs, both = Limit(IN, DAY, 1000), Limit(OUT, DAY, 1000), Limit(TOK, DAY, 1000)
-    store.admit_now(demand(inputs, outputs, both, input=30, output=70)).settle(20, 50)
-    assert store.usage("u1", inputs) == (20, 0)
-    assert store.usage("u1", outputs) == (50, 0)
-    assert store.usage("u1", both) == (70, 0)
+    (await store.admit(demand(inputs, outputs, both, input=30, output=70))).settle(20, 50)
+    assert await store.usage("u1", inputs) == (20, 0)
+    assert await store.usage("u1", outputs) == (50, 0)
+    assert await store.usage("u1", both) == (70, 0)
 
 
-def test_a_model_limit_applies_to_that_model_only() -> None:
+async def test_a_model_limit_applies_to_that_model_only(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1))
     big = Limit(REQ, MIN, 1, "big")
-    store.admit_now(demand(big, model="big"))
+    await store.admit(demand(big, model="big"))
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(demand(big, model="big"))
+        await store.admit(demand(big, model="big"))
     assert "for 'big'" in refused.value.message
     for _ in range(5):
-        store.admit_now(demand(big, model="small"))
+        await store.admit(demand(big, model="small"))
 
 
-def test_the_day_ends_at_midnight_utc_with_a_reservation_still_in_flight() -> None:
+async def test_the_day_ends_at_midnight_utc_with_a_reservation_still_in_flight(
+    store_at: Any,
+) -> None:
     store, clock = store_at(at(2026, 12, 1, 23, 59, 30))
     limit = Limit(TOK, DAY, 100)
-    store.admit_now(demand(limit, input=60)).settle(60, 0)
-    in_flight = store.admit_now(demand(limit, input=40))
+    (await store.admit(demand(limit, input=60))).settle(60, 0)
+    in_flight = await store.admit(demand(limit, input=40))
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(demand(limit, input=1))
+        await store.admit(demand(limit, input=1))
     assert refused.value.retry_after == 30
     clock.now = at(2026, 12, 2)
-    assert store.usage("u1", limit) == (0, 40)  # the new day, the reservation still held
+    assert await store.usage("u1", limit) == (0, 40)  # the new day, the reservation still held
     in_flight.settle(40, 0)  # its usage lands in the day it became known
-    assert store.usage("u1", limit) == (40, 0)
+    assert await store.usage("u1", limit) == (40, 0)
 
 
 @pytest.mark.parametrize(
@@ -149,49 +195,51 @@ def test_the_day_ends_at_midnight_utc_with_a_reservation_still_in_flight() -> No
         (at(2026, 12, 31, 23), at(2026, 12, 31, 23, 59, 59), at(2027, 1, 1)),  # a new year
     ],
 )
-def test_the_month_is_the_calendar_month_in_utc(
-    start: float, same: float, next_month: float
+async def test_the_month_is_the_calendar_month_in_utc(
+    start: float, same: float, next_month: float, store_at: Any
 ) -> None:
     store, clock = store_at(start)
     limit = Limit(REQ, MONTH, 1)
-    store.admit_now(demand(limit))
+    await store.admit(demand(limit))
     clock.now = same
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(demand(limit))
+        await store.admit(demand(limit))
     assert refused.value.retry_after == 1
     clock.now = next_month
-    store.admit_now(demand(limit))
+    await store.admit(demand(limit))
 
 
-def test_of_several_limits_exceeded_the_last_to_free_up_says_when_to_retry() -> None:
+async def test_of_several_limits_exceeded_the_last_to_free_up_says_when_to_retry(
+    store_at: Any,
+) -> None:
     store, _ = store_at(at(2026, 12, 1, 12))
     minute, day = Limit(REQ, MIN, 1), Limit(REQ, DAY, 1)
-    store.admit_now(demand(minute, day))
+    await store.admit(demand(minute, day))
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(demand(minute, day))
+        await store.admit(demand(minute, day))
     assert refused.value.reason == "requests_per_day"
     assert refused.value.retry_after == 12 * 3600
 
 
-def test_the_person_and_the_token_count_on_their_own_counters() -> None:
+async def test_the_person_and_the_token_count_on_their_own_counters(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1))
     person, token = Limit(REQ, MIN, 3), Limit(REQ, MIN, 1)
     laptop = Demand([Counted("u1", person), Counted("t1", token)], "m", 1, 0)
     ci = Demand([Counted("u1", person), Counted("t2", token)], "m", 1, 0)
-    store.admit_now(laptop)
+    await store.admit(laptop)
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(laptop)
+        await store.admit(laptop)
     assert "this token's allowance" in refused.value.message
-    store.admit_now(ci)
-    store.admit_now(Demand([Counted("u1", person)], "m", 1, 0))
+    await store.admit(ci)
+    await store.admit(Demand([Counted("u1", person)], "m", 1, 0))
     with pytest.raises(AllowanceExceeded) as refused:
-        store.admit_now(Demand([Counted("u1", person)], "m", 1, 0))
+        await store.admit(Demand([Counted("u1", person)], "m", 1, 0))
     assert "your allowance" in refused.value.message
 
 
-def test_headers_name_the_tightest_limit_of_each_kind() -> None:
+async def test_headers_name_the_tightest_limit_of_each_kind(store_at: Any) -> None:
     store, _ = store_at(at(2026, 12, 1, 12, 0, 30))
-    ticket = store.admit_now(
+    ticket = await store.admit(
         demand(Limit(REQ, MIN, 10), Limit(REQ, DAY, 3), Limit(TOK, MIN, 500), input=100)
     )
     now = at(2026, 12, 1, 12, 0, 30)
@@ -232,21 +280,23 @@ def test_a_request_is_estimated_from_its_size_and_the_output_it_may_ask_for(
     assert estimate(body, size, embedding=embedding) == expected
 
 
-def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved() -> None:
+async def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved(
+    store_at: Any,
+) -> None:
     store, _ = store_at(at(2026, 12, 1))
     limit = Limit(TOK, DAY, 1000)
-    store.admit_now(demand(limit, input=100, output=50)).settle(None, None, answered=True)
-    assert store.usage("u1", limit) == (150, 0)
+    (await store.admit(demand(limit, input=100, output=50))).settle(None, None, answered=True)
+    assert await store.usage("u1", limit) == (150, 0)
     # Not answered (it failed, or left, before a byte): nothing was generated, nothing counts.
-    store.admit_now(demand(limit, input=100, output=50)).settle(None, None)
-    assert store.usage("u1", limit) == (150, 0)
+    (await store.admit(demand(limit, input=100, output=50))).settle(None, None)
+    assert await store.usage("u1", limit) == (150, 0)
 
 
-def test_reading_the_usage_of_a_past_window_changes_nothing() -> None:
+async def test_reading_the_usage_of_a_past_window_changes_nothing(store_at: Any) -> None:
     store, clock = store_at(at(2026, 12, 1, 10, 0, 30))
     limit = Limit(REQ, MIN, 5)
-    store.admit_now(demand(limit))
+    await store.admit(demand(limit))
     clock.now = at(2026, 12, 1, 10, 1)
-    assert store.usage("u1", limit) == (0, 0)
+    assert await store.usage("u1", limit) == (0, 0)
     clock.now = at(2026, 12, 1, 10, 0, 40)  # back in the first minute (a view read in between)
-    assert store.usage("u1", limit) == (1, 0)
+    assert await store.usage("u1", limit) == (1, 0)

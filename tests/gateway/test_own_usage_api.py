@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
+from accounts.models import ApiToken, GatewayGroup
 from tests.accounts.errors import NOT_SIGNED_IN
-from tests.factories import make_user
+from tests.factories import make_group, make_token_with_secret, make_user
+from tests.gateway.conftest import add_backend
+from tests.gateway.drive import HTTP
 from tests.gateway.usage_history import NOW, record, sums
 from tests.gateway.usage_history import history_fixture as _history  # noqa: F401
 from tests.gateway.usage_history import people_fixture as _people  # noqa: F401
 
 OWN = "/api/v0/usage"
+RPM = {"measure": "requests", "window": "minute"}
+TPD = {"measure": "tokens", "window": "day"}
 
 
 def own(client: Any, **params: str) -> dict[str, Any]:
@@ -40,7 +47,7 @@ def test_a_person_sees_their_own_usage_by_token_by_default(history, alice_signed
         (1, "laptop", (2, 110, 55, 4)),
     ]
     assert sums(body["totals"]) == (2, 110, 55, 4)
-    assert body["allowance"] is None  # reserved for the remaining allowance
+    assert body["allowance"] == {"person": [], "tokens": []}  # no group limits her
 
 
 def test_a_person_never_sees_another_persons_requests(history, bob_signed_in) -> None:
@@ -75,9 +82,7 @@ def test_someone_without_requests_sees_zeros(people, login) -> None:
         ({"format": "pdf"}, "format"),
     ],
 )
-def test_a_bad_personal_query_is_a_400_naming_the_parameter(
-    alice_client, params, param
-) -> None:
+def test_a_bad_personal_query_is_a_400_naming_the_parameter(alice_client, params, param) -> None:
     response = alice_client.get(OWN, params)
     assert response.status_code == 400
     assert response.json()["error"]["param"] == param
@@ -87,3 +92,66 @@ def test_a_bad_personal_query_is_a_400_naming_the_parameter(
 def test_signed_out_nobody_reads_usage(db, anonymous) -> None:
     response = anonymous.get(OWN)
     assert (response.status_code, response.json()) == (401, NOT_SIGNED_IN)
+
+
+# ----- what is left of the allowance --------------------------------------------------------
+
+
+def limited(username: str, *limits: dict[str, Any]) -> Any:
+    user = make_user(username)
+    group = make_group(f"{username}-limits", members=[user])
+    GatewayGroup.objects.filter(pk=group.pk).update(allowance=list(limits))
+    return user
+
+
+def test_the_allowance_lists_the_persons_limits_and_each_token_with_its_own(db, login) -> None:
+    dave = limited("dave", {**RPM, "limit": 60}, {**TPD, "limit": 5000, "model": "big"})
+    _, _ = make_token_with_secret(dave, name="laptop")  # inherits: counted as dave's only
+    ci, _ = make_token_with_secret(dave, name="ci")
+    ApiToken.objects.filter(pk=ci.pk).update(allowance=[{**RPM, "limit": 6}])
+    old, _ = make_token_with_secret(dave, name="old")
+    ApiToken.objects.filter(pk=old.pk).update(
+        allowance=[{**RPM, "limit": 1}], revoked_at=timezone.now()
+    )
+
+    allowance = own(login(dave))["allowance"]
+
+    # No gateway runs in this process: the limits are known, their counters are not.
+    unread = {"used": None, "reserved": None, "remaining": None}
+    assert [{k: v for k, v in row.items() if k != "resets_at"} for row in allowance["person"]] == [
+        {**RPM, "limit": 60, "model": None, **unread},
+        {**TPD, "limit": 5000, "model": "big", **unread},
+    ]
+    assert [(t["token_name"], [x["limit"] for x in t["limits"]]) for t in allowance["tokens"]] == [
+        ("ci", [6])
+    ]
+    minute_end = allowance["person"][0]["resets_at"]
+    assert minute_end.endswith(":00Z") and minute_end > timezone.now().isoformat()
+
+
+def test_the_allowance_shows_what_the_gateway_counted_in_the_current_window(
+    gateway, sim, login
+) -> None:
+    add_backend("solo", sim.url)
+    dave = limited("dave", {**RPM, "limit": 5}, {**TPD, "limit": 100_000})
+    token, key = make_token_with_secret(dave, name="ci")
+    ApiToken.objects.filter(pk=token.pk).update(allowance=[{**RPM, "limit": 3}])
+    body = {"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]}
+    answers = [
+        HTTP.post(
+            gateway.v1 + "/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}
+        )
+        for _ in range(2)
+    ]
+    assert [a.status_code for a in answers] == [200, 200]
+    reported = sum(a.json()["usage"]["total_tokens"] for a in answers)
+
+    allowance = own(login(dave))["allowance"]
+
+    requests, tokens = allowance["person"]
+    assert (requests["used"], requests["reserved"], requests["remaining"]) == (2, 0, 3)
+    assert (tokens["used"], tokens["remaining"]) == (reported, 100_000 - reported)
+    [ci] = allowance["tokens"]
+    assert (ci["token_name"], ci["limits"][0]["used"], ci["limits"][0]["remaining"]) == ("ci", 2, 1)
+    midnight = (timezone.now() + timedelta(days=1)).strftime("%Y-%m-%dT00:00:00Z")
+    assert tokens["resets_at"] == midnight
