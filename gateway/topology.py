@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
+from accounts.models import GatewayGroup
 from aiplane import audit
 from gateway.crypto import decrypt, encrypt
 from gateway.mapping import EngineProfile, MappingError, PriorityMode, parse_priority_mode
@@ -71,12 +72,17 @@ def load_topology() -> Topology:
         )
         for b in Backend.objects.all()
     ]
+    # Pools name their groups (for people and configuration files); access goes by id.
+    group_ids = dict(GatewayGroup.objects.values_list("name", "id"))
     pools = [
         PoolSpec(
             name=p.name,
             kind=p.kind,
             strategy=p.strategy,
             allowed_groups=frozenset(p.allowed_groups or []),
+            group_ids=frozenset(
+                group_ids[g] for g in p.allowed_groups or [] if g in group_ids
+            ),
             everyone=p.everyone,
             fallback=p.fallback.name if p.fallback else None,
             backends=[b.name for b in p.backends.all()],
