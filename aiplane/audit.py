@@ -45,6 +45,7 @@ ACTIONS: tuple[str, ...] = (
     "backend.update",
     "backend.delete",
     "backend.rename",
+    "backend.detect",
     "pool.create",
     "pool.update",
     "pool.delete",
