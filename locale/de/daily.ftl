@@ -1,3 +1,6 @@
 # Tägliche Administration: Sperre nach falschen Passwörtern auf der Kontoseite.
 
 daily-password-locked = Zu viele falsche Passwörter. Warten Sie einige Minuten und versuchen Sie es erneut.
+
+setting-audit-retention-days = Audit-Einträge aufbewahren (Tage)
+setting-audit-retention-days-hint = Ältere Einträge des Audit-Protokolls werden stündlich gelöscht.

@@ -1,3 +1,6 @@
-# Day-to-day administration: password lockout on the account page.
+# Day-to-day administration: the account page's password lockout, the audit log's retention.
 
 daily-password-locked = Too many wrong passwords. Wait a few minutes and try again.
+
+setting-audit-retention-days = Keep audit rows (days)
+setting-audit-retention-days-hint = Older rows of the audit log are deleted once an hour.

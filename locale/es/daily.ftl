@@ -1,3 +1,6 @@
 # Administración diaria: bloqueo tras contraseñas incorrectas en la página de la cuenta.
 
 daily-password-locked = Demasiadas contraseñas incorrectas. Espere unos minutos y vuelva a intentarlo.
+
+setting-audit-retention-days = Conservar la auditoría (días)
+setting-audit-retention-days-hint = Las entradas más antiguas del registro de auditoría se eliminan cada hora.

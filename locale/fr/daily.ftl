@@ -1,3 +1,6 @@
 # Administration au quotidien : blocage après des mots de passe erronés sur la page du compte.
 
 daily-password-locked = Trop de mots de passe erronés. Patientez quelques minutes et réessayez.
+
+setting-audit-retention-days = Conserver le journal d’audit (jours)
+setting-audit-retention-days-hint = Les entrées plus anciennes du journal d’audit sont supprimées toutes les heures.

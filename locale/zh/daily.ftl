@@ -1,3 +1,6 @@
 # 日常管理：账户页面上密码错误过多后的锁定。
 
 daily-password-locked = 密码错误次数过多，请等几分钟后再试。
+
+setting-audit-retention-days = 审计记录保留天数
+setting-audit-retention-days-hint = 更早的审计记录每小时删除一次。

@@ -718,3 +718,43 @@ def test_a_deleted_actor_is_still_named(carol: Any, alice: Any) -> None:
     entry = AuditEntry.objects.get(target="ops")
     assert (entry.actor, entry.actor_name) == (None, "alice")
     assert group.pk is not None
+
+
+# ----- retention -------------------------------------------------------------------------------
+
+
+def _row_at(at: Any, target: str) -> AuditEntry:
+    return AuditEntry.objects.create(
+        at=at, actor_name="carol", action="setting.update", kind="setting", target=target,
+        before={"value": 1}, after={"value": 2},
+    )
+
+
+def test_pruning_deletes_only_rows_older_than_the_audit_retention() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)  # a fixed clock: nothing depends on today
+    _row_at(now - timedelta(days=365, seconds=1), "a year and a second ago")
+    _row_at(now - timedelta(days=364), "a day within the year")
+    _row_at(now, "now")
+    assert audit.prune(365, now=now) == 1
+    assert sorted(AuditEntry.objects.values_list("target", flat=True)) == [
+        "a day within the year",
+        "now",
+    ]
+    assert audit.prune(365, now=now) == 0
+    assert audit.prune(1, now=now + timedelta(days=2)) == 2
+    assert AuditEntry.objects.count() == 0
+
+
+def test_the_audit_retention_is_a_setting_with_a_year_by_default(
+    login: Callable[..., Client], carol: Any
+) -> None:
+    assert setting("audit.retention_days") == 365
+    client = login(carol)
+    refused = client.post(
+        "/api/v0/admin/settings", {"audit.retention_days": 0}, content_type="application/json"
+    )
+    assert (refused.status_code, refused.json()["error"]["param"]) == (400, "audit.retention_days")
+    send(client, "post", "/api/v0/admin/settings", {"audit.retention_days": 30})
+    assert setting("audit.retention_days") == 30
