@@ -4,3 +4,5 @@ daily-password-locked = Zu viele falsche Passwörter. Warten Sie einige Minuten 
 
 setting-audit-retention-days = Audit-Einträge aufbewahren (Tage)
 setting-audit-retention-days-hint = Ältere Einträge des Audit-Protokolls werden stündlich gelöscht.
+
+daily-theme-tooltip = Farben der Seiten: hell, dunkel oder wie Ihr System es vorgibt

@@ -4,3 +4,5 @@ daily-password-locked = Too many wrong passwords. Wait a few minutes and try aga
 
 setting-audit-retention-days = Keep audit rows (days)
 setting-audit-retention-days-hint = Older rows of the audit log are deleted once an hour.
+
+daily-theme-tooltip = Colours of the pages: light, dark, or as your system prefers

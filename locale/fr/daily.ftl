@@ -4,3 +4,5 @@ daily-password-locked = Trop de mots de passe erronés. Patientez quelques minut
 
 setting-audit-retention-days = Conserver le journal d’audit (jours)
 setting-audit-retention-days-hint = Les entrées plus anciennes du journal d’audit sont supprimées toutes les heures.
+
+daily-theme-tooltip = Couleurs des pages : claires, sombres ou selon votre système

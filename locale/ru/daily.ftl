@@ -4,3 +4,5 @@ daily-password-locked = Слишком много неверных пароле�
 
 setting-audit-retention-days = Хранить записи аудита (дни)
 setting-audit-retention-days-hint = Более старые записи журнала аудита удаляются каждый час.
+
+daily-theme-tooltip = Цвета страниц: светлые, тёмные или как задано в системе
