@@ -1,4 +1,4 @@
-# Tägliche Administration: Sperre nach falschen Passwörtern auf der Kontoseite.
+# Tägliche Administration: Sperre nach falschen Passwörtern, Aufbewahrung des Audit-Protokolls, Tooltip des Farbschalters.
 
 daily-password-locked = Zu viele falsche Passwörter. Warten Sie einige Minuten und versuchen Sie es erneut.
 

@@ -1,4 +1,4 @@
-# Day-to-day administration: the account page's password lockout, the audit log's retention.
+# Day-to-day administration: the account page's password lockout, the audit log's retention, the colour switch's tooltip.
 
 daily-password-locked = Too many wrong passwords. Wait a few minutes and try again.
 

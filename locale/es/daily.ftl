@@ -1,4 +1,4 @@
-# Administración diaria: bloqueo tras contraseñas incorrectas en la página de la cuenta.
+# Administración diaria: bloqueo tras contraseñas incorrectas, conservación de la auditoría, descripción del selector de colores.
 
 daily-password-locked = Demasiadas contraseñas incorrectas. Espere unos minutos y vuelva a intentarlo.
 

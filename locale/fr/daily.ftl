@@ -1,4 +1,4 @@
-# Administration au quotidien : blocage après des mots de passe erronés sur la page du compte.
+# Administration au quotidien : blocage après des mots de passe erronés, conservation du journal d’audit, info-bulle du choix des couleurs.
 
 daily-password-locked = Trop de mots de passe erronés. Patientez quelques minutes et réessayez.
 
