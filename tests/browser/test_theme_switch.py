@@ -42,8 +42,8 @@ def test_the_colour_switch_is_named_in_words_on_a_wide_screen(
         assert tools["height"] < 60  # these fit one line
     # ... and ends where the page's content ends (the header's grid does not overflow).
     content_right = page.evaluate(
-        "(() => { const m = document.querySelector('main'); "
-        "return m.getBoundingClientRect().right - parseFloat(getComputedStyle(m).paddingRight); })()"
+        "(() => { const m = document.querySelector('main'); return "
+        "m.getBoundingClientRect().right - parseFloat(getComputedStyle(m).paddingRight); })()"
     )
     assert tools["x"] + tools["width"] <= content_right + 0.5
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
