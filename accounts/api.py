@@ -55,7 +55,8 @@ _ERROR_MEANINGS = {
     403: "Not allowed (not_admin, csrf_failed, priority_above_ceiling, allowance_above_ceiling).",
     404: "No such object, or not yours.",
     409: "Conflicts with the current state.",
-    429: "Too many failed sign-in attempts (code too_many_attempts); wait Retry-After seconds.",
+    429: "Too many failed sign-ins or wrong current passwords (code too_many_attempts); wait "
+    "Retry-After seconds.",
 }
 
 
@@ -187,13 +188,17 @@ class MePasswordApi(APIView):
     @extend_schema(
         tags=["profile"],
         summary="Change my own password (the current one is needed)",
+        description="Wrong current passwords count as failed sign-ins: they lock out alike.",
         request=PasswordChangeIn,
-        responses={204: None, **_errors(400, 401, 403)},
+        responses={204: None, **_errors(400, 401, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         data = _valid(PasswordChangeIn, request)
         user = services.password_change(
-            user=request.user, current=data["current_password"], new=data["new_password"]
+            user=request.user,
+            current=data["current_password"],
+            new=data["new_password"],
+            request=request._request,
         )
         # Other sessions of this person end; this one stays signed in.
         update_session_auth_hash(request._request, user)

@@ -38,7 +38,9 @@ class CallerContext:
     username: str
     token_id: int | None
     token_name: str | None
-    groups: frozenset[str]
+    # The caller's groups by id, never by name: a route's key holds them (gateway/registry.py),
+    # so a request waiting while its group is renamed still finds its route.
+    groups: frozenset[int]
     is_admin: bool
     model_allowlist: frozenset[str] | None  # None: every model the groups allow
     priority: Priority  # the effective class (owner-set overrides capped at the ceiling)
@@ -121,7 +123,7 @@ def _token_context(token: ApiToken | None) -> _Loaded:
         username=owner.get_username(),
         token_id=token.pk,
         token_name=token.name,
-        groups=resolved.groups,
+        groups=resolved.group_ids,
         is_admin=resolved.is_admin,
         model_allowlist=None if allowlist is None else frozenset(allowlist),
         priority=effective_class(
@@ -159,7 +161,7 @@ def _load_user(user_id: str) -> _Loaded:
         username=user.get_username(),
         token_id=None,
         token_name=None,
-        groups=resolved.groups,
+        groups=resolved.group_ids,
         is_admin=resolved.is_admin,
         model_allowlist=None,
         priority=resolved.inherited,

@@ -18,10 +18,12 @@ from aiplane.catalog import setting
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    groups: frozenset[str]
+    groups: frozenset[str]  # names, for people
     is_admin: bool
     inherited: Priority
     allowance: Allowance = ()  # inherited from the groups (accounts/allowances.py)
+    # The same groups by id: access is decided by id, so renaming a group changes no access.
+    group_ids: frozenset[int] = frozenset()
 
     @property
     def max_priority(self) -> Priority:
@@ -49,38 +51,42 @@ def resolve_many(users: Iterable[User]) -> dict[int, Resolved]:
     users = list(users)
     defaults = list(
         GatewayGroup.objects.filter(is_default=True).values_list(
-            "name", "is_admin", "priority", "allowance"
+            "id", "name", "is_admin", "priority", "allowance"
         )
     )
-    memberships: dict[int, list[tuple[str, bool, int | None, Any]]] = {u.pk: [] for u in users}
+    memberships: dict[int, list[tuple[int, str, bool, int | None, Any]]] = {
+        u.pk: [] for u in users
+    }
     rows = GatewayGroup.members.through.objects.filter(
         user_id__in=list(memberships), gatewaygroup__is_default=False
     ).values_list(
         "user_id",
+        "gatewaygroup_id",
         "gatewaygroup__name",
         "gatewaygroup__is_admin",
         "gatewaygroup__priority",
         "gatewaygroup__allowance",
     )
-    for user_id, name, is_admin, priority, allowance in rows:
-        memberships[user_id].append((name, is_admin, priority, allowance))
+    for user_id, group_id, name, is_admin, priority, allowance in rows:
+        memberships[user_id].append((group_id, name, is_admin, priority, allowance))
 
     default: Priority | None = None
     resolved: dict[int, Resolved] = {}
     for user in users:
         groups = defaults + memberships[user.pk]
-        priorities = [None if p is None else Priority(p) for _, _, p, _ in groups]
+        priorities = [None if p is None else Priority(p) for _, _, _, p, _ in groups]
         if default is None and all(p is None for p in priorities):
             default = system_default_priority()  # read lazily: most people get theirs from a group
         resolved[user.pk] = Resolved(
-            groups=frozenset(name for name, _, _, _ in groups),
+            groups=frozenset(name for _, name, _, _, _ in groups),
+            group_ids=frozenset(group_id for group_id, _, _, _, _ in groups),
             is_admin=bool(getattr(user, "is_superuser", False))
-            or any(is_admin for _, is_admin, _, _ in groups),
+            or any(is_admin for _, _, is_admin, _, _ in groups),
             # Priority.LOW is 0, so test for None rather than truthiness.
             inherited=inherited_priority(
                 priorities, Priority.MEDIUM if default is None else default
             ),
-            allowance=inherited_allowance(_stored(a) for _, _, _, a in groups),
+            allowance=inherited_allowance(_stored(a) for _, _, _, _, a in groups),
         )
     return resolved
 

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 
 from accounts.allowances import Allowance, above_ceiling, as_json
@@ -364,10 +366,18 @@ def password_reasons(exc: DjangoValidationError) -> list[dict[str, Any]]:
     return reasons
 
 
-@transaction.atomic
-def password_change(*, user: User, current: str, new: str) -> User:
-    """A person's own change: the current password first, then the validators, as for anyone."""
-    if not user.check_password(current):
+# Not atomic: the refusal must not roll back the failure axes just counted. The one write is
+# one UPDATE, after every check.
+def password_change(*, user: User, current: str, new: str, request: HttpRequest) -> User:
+    """A person's own change: the current password first, then the validators, as for anyone.
+
+    The current password is checked as a sign-in is (django-axes first), so guessing it here
+    counts against the same username and address, under the same lockout, as the sign-in form:
+    a stolen session is no way around the throttle. Once locked out, axes' middleware answers
+    429 with Retry-After (accounts/throttle.py) instead of the refusal raised below.
+    """
+    checked = authenticate(request, username=user.get_username(), password=current)
+    if checked is None or checked.pk != user.pk:
         raise ApiError(
             400, "wrong_password", "The current password is wrong.", param="current_password"
         )

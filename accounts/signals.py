@@ -1,4 +1,5 @@
-"""Cache invalidation: any identity or settings change empties the caller cache after commit."""
+"""Cache invalidation: any identity or settings change empties the caller cache after commit,
+and a group created, renamed or deleted rebuilds the gateway's snapshot (it maps groups to ids)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,18 @@ def _callers_changed() -> None:
     changes.publish(changes.CALLERS)  # other processes forget theirs too
 
 
+def _group_ids_changed(**kwargs: Any) -> None:
+    """A group created, deleted or renamed: the gateway's snapshot maps the group names pools
+    allow to ids (gateway/topology.py load_topology), so it must be built again; a pool may
+    name a group before the group exists."""
+    update_fields = kwargs.get("update_fields")
+    if kwargs.get("created") is False and update_fields is not None and "name" not in update_fields:
+        return
+    from gateway.topology import apply_topology
+
+    apply_topology()
+
+
 def _on_settings_changed(values: dict[str, Any]) -> None:
     invalidate_callers()  # the catalog already calls listeners after commit
     changes.publish(changes.SETTINGS)
@@ -47,6 +60,10 @@ def connect() -> None:
         uid = f"accounts.caller:{model._meta.label}"
         post_save.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":save")
         post_delete.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":delete")
+    post_save.connect(_group_ids_changed, sender=GatewayGroup, dispatch_uid="gateway:group-ids")
+    post_delete.connect(
+        _group_ids_changed, sender=GatewayGroup, dispatch_uid="gateway:group-ids:delete"
+    )
     m2m_changed.connect(
         _invalidate_after_commit,
         sender=GatewayGroup.members.through,

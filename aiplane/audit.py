@@ -12,6 +12,7 @@ them (a set secret is `MASKED`, a replaced one adds `"<field>_replaced": true`).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
@@ -45,6 +46,7 @@ ACTIONS: tuple[str, ...] = (
     "backend.update",
     "backend.delete",
     "backend.rename",
+    "backend.detect",
     "pool.create",
     "pool.update",
     "pool.delete",
@@ -106,6 +108,18 @@ def record(
         before=before,
         after=after,
     )
+
+
+def prune(retention_days: int, *, now: datetime | None = None) -> int:
+    """Delete rows older than audit.retention_days (counted back from `now`); how many went.
+
+    The deletion is no administrative change, so it leaves no row of its own.
+    """
+    from aiplane.models import AuditEntry
+
+    cutoff = (now or timezone.now()) - timedelta(days=retention_days)
+    deleted, _ = AuditEntry.objects.filter(at__lt=cutoff).delete()
+    return deleted
 
 
 def changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -61,6 +61,8 @@ CATALOG: tuple[SettingSpec, ...] = (
         "gateway.idle_timeout_secs", "int", 60, "access.gateway", minimum=1, maximum=86400
     ),
     SettingSpec("activity.retention_days", "int", 30, "observability", minimum=1, maximum=3650),
+    # A year by default: long enough to answer "who changed this?" after an annual review.
+    SettingSpec("audit.retention_days", "int", 365, "observability", minimum=1, maximum=3650),
 )
 
 SPECS: dict[str, SettingSpec] = {spec.key: spec for spec in CATALOG}

@@ -162,8 +162,14 @@ AIPLANE_TRUSTED_PROXIES = [
     for entry in env_list("AIPLANE_TRUSTED_PROXIES", [])
 ]
 
+# Django's four checks; a refusal lists every reason, localized (accounts/services.py
+# password_reasons, static/js/passwords.js). Only passwords people choose are checked:
+# ensure_admin and the demo set theirs directly.
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en"

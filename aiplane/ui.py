@@ -22,7 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from aiplane import i18n
+from aiplane import audit, i18n
 
 View = Callable[..., HttpResponse]
 
@@ -85,6 +85,12 @@ class Shell:
     title_id: str
     nav: str
     admin: bool = False
+    # What the page's script needs from the server's own lists, so the two cannot drift.
+    context: Callable[[], dict[str, Any]] | None = None
+
+
+def _audit_context() -> dict[str, Any]:
+    return {"audit_actions": list(audit.ACTIONS)}
 
 
 SHELLS: dict[str, Shell] = {
@@ -99,7 +105,9 @@ SHELLS: dict[str, Shell] = {
     "admin-models": Shell("admin/models.html", "models-title", "admin-models", True),
     "admin-queue": Shell("admin/queue.html", "queue-title", "admin-queue", True),
     "admin-activity": Shell("admin/activity.html", "activity-title", "admin-activity", True),
-    "admin-audit": Shell("admin/audit.html", "audit-title", "admin-audit", True),
+    "admin-audit": Shell(
+        "admin/audit.html", "audit-title", "admin-audit", True, context=_audit_context
+    ),
     "admin-usage": Shell("admin/usage.html", "usage-title", "admin-usage", True),
 }
 
@@ -111,7 +119,8 @@ def shell_view(name: str) -> View:
     @ensure_csrf_cookie
     @never_cache
     def view(request: HttpRequest) -> HttpResponse:
-        return page(request, shell.template, title_id=shell.title_id, nav=shell.nav)
+        extra = shell.context() if shell.context is not None else {}
+        return page(request, shell.template, title_id=shell.title_id, nav=shell.nav, **extra)
 
     view.__name__ = f"{name.replace('-', '_')}_page"
     return admin_required(view) if shell.admin else login_required(view)

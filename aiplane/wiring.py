@@ -131,17 +131,20 @@ async def _flush_usage_loop(db: DatabaseThread) -> None:
 
 
 async def _prune_activity_loop(db: DatabaseThread) -> None:
-    """Apply activity.retention_days hourly (and once at start)."""
+    """Apply activity.retention_days and audit.retention_days hourly (and once at start)."""
+    from aiplane import audit
     from aiplane.catalog import setting
 
     def prune() -> int:
-        return activity.prune(setting("activity.retention_days"))
+        return activity.prune(setting("activity.retention_days")) + audit.prune(
+            setting("audit.retention_days")
+        )
 
     while True:
         try:
             await db(prune)
         except Exception:
-            log.exception("could not prune old activity records")
+            log.exception("could not prune old activity records or audit rows")
         await asyncio.sleep(3600)
 
 

@@ -46,8 +46,11 @@ class PoolSpec:
     name: str
     kind: str = "chat"
     strategy: str = "least_inflight"
-    allowed_groups: frozenset[str] = frozenset()
-    everyone: bool = False  # True: any caller; else only members of allowed_groups
+    allowed_groups: frozenset[str] = frozenset()  # names, for people
+    everyone: bool = False  # True: any caller; else only members of group_ids
+    # The allowed groups by id, which access is decided by: a route key holds the caller's
+    # group ids, so renaming a group leaves every route, and every request waiting on one, as is.
+    group_ids: frozenset[int] = frozenset()
     fallback: str | None = None
     backends: list[str] = field(default_factory=list)
 
@@ -165,11 +168,12 @@ class Snapshot:
                         self.index.setdefault((pool.kind, alias), []).append((pool, up, target))
         self._routes: dict[Hashable, Route] = {}
 
-    def resolve(self, kind: str, model: str, groups: frozenset[str]) -> Route:
+    def resolve(self, kind: str, model: str, groups: frozenset[int]) -> Route:
         """The route for this caller and model: 404 when nobody serves it, 403 when not for them.
 
-        A route's key is (kind, model, the caller's groups), so when the topology changes
-        `route_for_key` re-checks access for requests that are already waiting.
+        A route's key is (kind, model, the caller's group ids), so when the topology changes
+        `route_for_key` re-checks access for requests that are already waiting; ids rather than
+        names, so a renamed group keeps its waiters and revoked access fails them.
         """
         key = ("route", kind, model, groups)
         route = self._routes.get(key)
@@ -190,7 +194,7 @@ class Snapshot:
             return route
         kind: str
         model: str
-        groups: frozenset[str]
+        groups: frozenset[int]
         _, kind, model, groups = key  # type: ignore[misc]
         entries = self.index.get((kind, model), [])
         allowed = frozenset(p.name for p, _, _ in entries if _allowed(p, groups))
@@ -204,7 +208,7 @@ class Snapshot:
         self._routes[key] = route
         return route
 
-    def models_for(self, groups: frozenset[str], allowlist: frozenset[str] | None) -> list[str]:
+    def models_for(self, groups: frozenset[int], allowlist: frozenset[str] | None) -> list[str]:
         """Every model name this caller may use, for /v1/models."""
         names = {
             model
@@ -216,8 +220,8 @@ class Snapshot:
         return sorted(names)
 
 
-def _allowed(pool: PoolSpec, groups: frozenset[str]) -> bool:
-    return pool.everyone or bool(pool.allowed_groups & groups)
+def _allowed(pool: PoolSpec, groups: frozenset[int]) -> bool:
+    return pool.everyone or bool(pool.group_ids & groups)
 
 
 def _split_fallbacks(

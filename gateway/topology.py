@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
+from accounts.models import GatewayGroup
 from aiplane import audit
 from gateway.crypto import decrypt, encrypt
 from gateway.mapping import EngineProfile, MappingError, PriorityMode, parse_priority_mode
@@ -71,12 +72,17 @@ def load_topology() -> Topology:
         )
         for b in Backend.objects.all()
     ]
+    # Pools name their groups (for people and configuration files); access goes by id.
+    group_ids = dict(GatewayGroup.objects.values_list("name", "id"))
     pools = [
         PoolSpec(
             name=p.name,
             kind=p.kind,
             strategy=p.strategy,
             allowed_groups=frozenset(p.allowed_groups or []),
+            group_ids=frozenset(
+                group_ids[g] for g in p.allowed_groups or [] if g in group_ids
+            ),
             everyone=p.everyone,
             fallback=p.fallback.name if p.fallback else None,
             backends=[b.name for b in p.backends.all()],
@@ -86,9 +92,28 @@ def load_topology() -> Topology:
     return Topology(backends=backends, pools=pools, loaded_at=loaded_at)
 
 
+def _detected_state(profile: dict[str, Any] | None, models: list[str]) -> dict[str, Any]:
+    """What detection found, as the audit log keeps it: without the time it looked, so looking
+    again and finding the same leaves no row, and an engine not identified is none found (an
+    unreachable backend probed every minute is no change each time)."""
+    found = {k: v for k, v in (profile or {}).items() if k != "detected_at"}
+    known = found.get("kind", "unknown") != "unknown"
+    return {"engine": found if known else None, "discovered_models": list(models)}
+
+
+@transaction.atomic
 def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> None:
-    """Store what detection found; a background write, never on the request path."""
-    Backend.objects.filter(name=name).update(profile=profile, discovered_models=models)
+    """Store what detection found; a background write, never on the request path.
+
+    Audited as "backend.detect" by the system, also after "Detect now": what changed is what
+    the engine answered, not anything a person set.
+    """
+    backend = Backend.objects.select_for_update().filter(name=name).first()
+    if backend is None:
+        return  # deleted while it was being probed
+    before = _detected_state(backend.profile, list(backend.discovered_models or []))
+    Backend.objects.filter(pk=backend.pk).update(profile=profile, discovered_models=models)
+    audit.record(None, "backend.detect", name, before, _detected_state(profile, models))
 
 
 # ----- applying ------------------------------------------------------------------------------

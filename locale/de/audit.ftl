@@ -59,6 +59,7 @@ audit-action-backend-create = Backend angelegt
 audit-action-backend-update = Backend geändert
 audit-action-backend-delete = Backend gelöscht
 audit-action-backend-rename = Backend umbenannt
+audit-action-backend-detect = Engine erkannt
 audit-action-pool-create = Pool angelegt
 audit-action-pool-update = Pool geändert
 audit-action-pool-delete = Pool gelöscht

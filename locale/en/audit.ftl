@@ -59,6 +59,7 @@ audit-action-backend-create = Backend created
 audit-action-backend-update = Backend changed
 audit-action-backend-delete = Backend deleted
 audit-action-backend-rename = Backend renamed
+audit-action-backend-detect = Engine detected
 audit-action-pool-create = Pool created
 audit-action-pool-update = Pool changed
 audit-action-pool-delete = Pool deleted

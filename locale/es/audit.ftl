@@ -59,6 +59,7 @@ audit-action-backend-create = Backend creado
 audit-action-backend-update = Backend cambiado
 audit-action-backend-delete = Backend eliminado
 audit-action-backend-rename = Backend renombrado
+audit-action-backend-detect = Motor detectado
 audit-action-pool-create = Pool creado
 audit-action-pool-update = Pool cambiado
 audit-action-pool-delete = Pool eliminado

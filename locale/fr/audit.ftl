@@ -59,6 +59,7 @@ audit-action-backend-create = Backend créé
 audit-action-backend-update = Backend modifié
 audit-action-backend-delete = Backend supprimé
 audit-action-backend-rename = Backend renommé
+audit-action-backend-detect = Moteur détecté
 audit-action-pool-create = Pool créé
 audit-action-pool-update = Pool modifié
 audit-action-pool-delete = Pool supprimé

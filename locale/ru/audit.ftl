@@ -59,6 +59,7 @@ audit-action-backend-create = Бэкенд создан
 audit-action-backend-update = Бэкенд изменён
 audit-action-backend-delete = Бэкенд удалён
 audit-action-backend-rename = Бэкенд переименован
+audit-action-backend-detect = Движок определён
 audit-action-pool-create = Пул создан
 audit-action-pool-update = Пул изменён
 audit-action-pool-delete = Пул удалён

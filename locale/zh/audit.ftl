@@ -58,6 +58,7 @@ audit-action-backend-create = 后端已创建
 audit-action-backend-update = 后端已更改
 audit-action-backend-delete = 后端已删除
 audit-action-backend-rename = 已重命名后端
+audit-action-backend-detect = 已检测引擎
 audit-action-pool-create = 池已创建
 audit-action-pool-update = 池已更改
 audit-action-pool-delete = 池已删除

@@ -31,7 +31,12 @@ form.addEventListener("submit", async (event) => {
     showStatus(status, t("account-password-changed"));
   } catch (error) {
     if (error.param && FIELDS[error.param]) markInvalid($(FIELDS[error.param]), "password-alert");
-    if (!showPasswordRefusal(alertRegion, error)) showError(alertRegion, error.message);
+    if (error.code === "too_many_attempts") {
+      // Wrong current passwords lock out as failed sign-ins do: say it in this form's words.
+      showError(alertRegion, t("daily-password-locked"));
+    } else if (!showPasswordRefusal(alertRegion, error)) {
+      showError(alertRegion, error.message);
+    }
   } finally {
     save.disabled = false;
   }

@@ -5,33 +5,8 @@ import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { $, cell, clearInvalid, formatInstant, tOr, yesNo } from "./widgets.js";
 
-// aiplane/audit.py ACTIONS, in its order (a drift test compares the two).
-const ACTIONS = [
-  "setting.update",
-  "group.create",
-  "group.update",
-  "group.delete",
-  "group.rename",
-  "user.create",
-  "user.update",
-  "user.delete",
-  "token.create",
-  "token.priority",
-  "token.priority_override",
-  "token.allowance",
-  "token.allowance_override",
-  "token.revoke",
-  "token.rotate",
-  "token.delete",
-  "backend.create",
-  "backend.update",
-  "backend.delete",
-  "backend.rename",
-  "pool.create",
-  "pool.update",
-  "pool.delete",
-  "pool.rename",
-];
+// aiplane/audit.py ACTIONS, in its order, as the server renders them into the page.
+const ACTIONS = JSON.parse($("audit-actions").textContent);
 const KINDS = [...new Set(ACTIONS.map((action) => action.split(".")[0]))];
 const MASKED = "********"; // aiplane/audit.py MASKED: a secret is set, which one is never kept
 const PAGE_SIZE = 50;

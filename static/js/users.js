@@ -22,6 +22,11 @@ function statusBadges(user) {
   ];
 }
 
+// A long address may wrap after its "@" and before each dot, never inside a word.
+function emailParts(email) {
+  return email.split(/(?=[.@])|(?<=@)/).flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
+}
+
 function renderRow(user) {
   return h(
     "tr",
@@ -32,7 +37,7 @@ function renderRow(user) {
       h("span", { class: "row-title" }, user.username),
       user.id === me ? h("span", { class: "row-sub" }, t("user-is-you")) : null,
     ),
-    cell(t("user-email"), user.email || h("span", { class: "muted" }, t("value-none"))),
+    cell(t("user-email"), user.email ? h("span", { class: "user-email" }, ...emailParts(user.email)) : h("span", { class: "muted" }, t("value-none"))),
     cell(t("user-status"), h("span", { class: "badges" }, statusBadges(user))),
     cell(t("user-groups"), user.groups.length ? h("span", { class: "user-groups" }, user.groups.join(", ")) : h("span", { class: "muted" }, t("value-none"))),
     cell(

@@ -471,8 +471,12 @@ def test_each_kind_of_change_leaves_one_row_saying_who_what_and_how(
     ] == sorted(case.changes, key=lambda change: change[0])
 
 
+# Actions no person takes, each with its own test below.
+WITHOUT_A_PERSON = {"backend.detect"}
+
+
 def test_every_declared_action_has_a_case() -> None:
-    assert {c.action for c in CASES} == set(audit.ACTIONS)
+    assert {c.action for c in CASES} | WITHOUT_A_PERSON == set(audit.ACTIONS)
 
 
 def test_a_change_that_changes_nothing_leaves_no_row(world: World) -> None:
@@ -649,9 +653,108 @@ def test_a_command_is_named_as_the_actor(monkeypatch: pytest.MonkeyPatch) -> Non
     assert all(e.actor is None for e in AuditEntry.objects.all())
 
 
+def test_what_detection_finds_is_recorded_by_the_system_and_finding_it_again_is_not(
+    carol: Any, login: Callable[..., Client]
+) -> None:
+    from gateway.sim import SimConfig, SimServer
+
+    client = login(carol)
+    with SimServer(SimConfig(server_info="sglang", priority_scheduling=True)) as engine:
+        topology.backend_save(data={"name": "sg", "base_url": f"{engine.url}/v1"})
+        AuditEntry.objects.all().delete()
+        send(client, "post", "/api/v0/admin/backends/sg/detect")
+        entry = only_row()
+        assert (entry.actor, entry.actor_name, entry.action, entry.target) == (
+            None,
+            audit.SYSTEM,
+            "backend.detect",
+            "sg",
+        )
+        changes = audit.changes(entry.before, entry.after)
+        changed = {c["field"]: (c["before"], c["after"]) for c in changes}
+        assert changed["discovered_models"] == ([], ["sim-small", "sim-large"])
+        before, after = changed["engine"]
+        assert before is None
+        assert (after["kind"], after["priority_scheduling"]) == ("sglang", True)
+        assert "detected_at" not in after  # the time it looked is no change
+
+        send(client, "post", "/api/v0/admin/backends/sg/detect")  # the same answer again
+        assert AuditEntry.objects.count() == 1
+
+
+def test_the_demo_moving_its_engine_is_recorded_by_the_command(transactional_db: None) -> None:
+    import socket
+
+    from gateway.management.commands.serve import Command
+
+    with socket.socket() as one, socket.socket() as two:  # both held: two different ports
+        one.bind(("127.0.0.1", 0))
+        two.bind(("127.0.0.1", 0))
+        first, second = one.getsockname()[1], two.getsockname()[1]
+    command = Command(stdout=io.StringIO())
+    command._start_demo("127.0.0.1", 8000, first).stop()
+    AuditEntry.objects.all().delete()
+    command._start_demo("127.0.0.1", 8000, first).stop()  # the same port: nothing to record
+    assert AuditEntry.objects.count() == 0
+
+    command._start_demo("127.0.0.1", 8000, second).stop()
+    entry = only_row()
+    assert (entry.actor, entry.actor_name, entry.action, entry.target) == (
+        None,
+        "manage.py serve",
+        "backend.update",
+        "sim",
+    )
+    changes = audit.changes(entry.before, entry.after)
+    assert [(c["field"], c["before"], c["after"]) for c in changes] == [
+        ("base_url", f"http://127.0.0.1:{first}/v1", f"http://127.0.0.1:{second}/v1")
+    ]
+    assert Backend.objects.get(name="sim").base_url == f"http://127.0.0.1:{second}/v1"
+
+
 def test_a_deleted_actor_is_still_named(carol: Any, alice: Any) -> None:
     group, _ = services.group_put(name="ops", fields={}, actor=alice)
     alice.delete()
     entry = AuditEntry.objects.get(target="ops")
     assert (entry.actor, entry.actor_name) == (None, "alice")
     assert group.pk is not None
+
+
+# ----- retention -------------------------------------------------------------------------------
+
+
+def _row_at(at: Any, target: str) -> AuditEntry:
+    return AuditEntry.objects.create(
+        at=at, actor_name="carol", action="setting.update", kind="setting", target=target,
+        before={"value": 1}, after={"value": 2},
+    )
+
+
+def test_pruning_deletes_only_rows_older_than_the_audit_retention() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)  # a fixed clock: nothing depends on today
+    _row_at(now - timedelta(days=365, seconds=1), "a year and a second ago")
+    _row_at(now - timedelta(days=364), "a day within the year")
+    _row_at(now, "now")
+    assert audit.prune(365, now=now) == 1
+    assert sorted(AuditEntry.objects.values_list("target", flat=True)) == [
+        "a day within the year",
+        "now",
+    ]
+    assert audit.prune(365, now=now) == 0
+    assert audit.prune(1, now=now + timedelta(days=2)) == 2
+    assert AuditEntry.objects.count() == 0
+
+
+def test_the_audit_retention_is_a_setting_with_a_year_by_default(
+    login: Callable[..., Client], carol: Any
+) -> None:
+    assert setting("audit.retention_days") == 365
+    client = login(carol)
+    refused = client.post(
+        "/api/v0/admin/settings", {"audit.retention_days": 0}, content_type="application/json"
+    )
+    assert (refused.status_code, refused.json()["error"]["param"]) == (400, "audit.retention_days")
+    send(client, "post", "/api/v0/admin/settings", {"audit.retention_days": 30})
+    assert setting("audit.retention_days") == 30

@@ -68,8 +68,8 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_token_resolves_to_its_callers_context(alice: Any) -> None:
-    make_group("everyone", is_default=True)
-    make_group("research", priority="high", members=[alice])
+    everyone = make_group("everyone", is_default=True)
+    research = make_group("research", priority="high", members=[alice])
     token, plaintext = make_token_with_secret(
         alice, name="batch", priority="low", model_allowlist=["qwen", "llama"]
     )
@@ -78,7 +78,7 @@ def test_a_token_resolves_to_its_callers_context(alice: Any) -> None:
         username="alice",
         token_id=token.pk,
         token_name="batch",
-        groups=frozenset({"everyone", "research"}),
+        groups=frozenset({everyone.pk, research.pk}),  # by id: a rename changes no access
         is_admin=False,
         model_allowlist=frozenset({"qwen", "llama"}),
         priority=Priority.LOW,
@@ -334,13 +334,13 @@ async def _token_for(owner: Any) -> tuple[ApiToken, str]:
 
 
 def test_a_browser_session_runs_at_the_users_inherited_priority(alice: Any) -> None:
-    make_group("research", priority="high", members=[alice])
+    research = make_group("research", priority="high", members=[alice])
     assert run(caller_for_user(alice.pk)) == CallerContext(
         user_id=alice.pk,
         username="alice",
         token_id=None,
         token_name=None,
-        groups=frozenset({"research"}),
+        groups=frozenset({research.pk}),
         is_admin=False,
         model_allowlist=None,
         priority=Priority.HIGH,

@@ -1,4 +1,5 @@
-"""Passwords: my own change with the current one, and every validator's reason with its code."""
+"""Passwords: my own change with the current one (throttled as sign-ins are), and every reason
+the product's validators give (similarity, length, common, numeric) with its code."""
 
 from __future__ import annotations
 
@@ -13,12 +14,6 @@ from tests.factories import PASSWORD
 pytestmark = pytest.mark.django_db
 
 MINE = "/api/v0/me/password"
-EVERY_VALIDATOR = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
-]
 
 
 def post(client: Client, body: Any) -> Any:
@@ -55,7 +50,6 @@ def test_a_wrong_current_password_is_refused_and_changes_nothing(
 def test_every_reason_a_new_password_is_refused_comes_with_its_code(
     alice_client: Client, alice: Any, settings: Any
 ) -> None:
-    settings.AUTH_PASSWORD_VALIDATORS = EVERY_VALIDATOR
     refused = post(alice_client, {"current_password": PASSWORD, "new_password": "123456"})
     assert refused.status_code == 400
     error = refused.json()["error"]
@@ -79,7 +73,6 @@ def test_every_reason_a_new_password_is_refused_comes_with_its_code(
 def test_an_administrators_password_for_someone_else_gets_the_same_reasons(
     carol_client: Client, settings: Any
 ) -> None:
-    settings.AUTH_PASSWORD_VALIDATORS = EVERY_VALIDATOR
     refused = carol_client.post(
         "/api/v0/admin/users",
         {"username": "dave", "password": "password"},
@@ -97,3 +90,39 @@ def test_an_administrators_password_for_someone_else_gets_the_same_reasons(
 def test_changing_a_password_needs_a_signed_in_session(anonymous: Client) -> None:
     refused = post(anonymous, {"current_password": PASSWORD, "new_password": "a new long one"})
     assert (refused.status_code, refused.json()) == (401, NOT_SIGNED_IN)
+
+
+def test_wrong_current_passwords_lock_out_like_failed_sign_ins(
+    alice: Any, settings: Any
+) -> None:
+    from datetime import timedelta
+
+    from tests.accounts.errors import envelope as env
+
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.AXES_COOLOFF_TIME = timedelta(seconds=900)
+    client = Client(REMOTE_ADDR="192.0.2.7")
+    client.force_login(alice)
+    wrong = {"current_password": "not it", "new_password": "a new long one"}
+    assert [post(client, wrong).status_code for _ in range(3)] == [400, 400, 429]
+
+    # Locked: even the right current password is refused, and nothing changes.
+    locked = post(client, {"current_password": PASSWORD, "new_password": "a new long one"})
+    assert (locked.status_code, locked.json()) == (
+        429,
+        env(
+            "Too many failed sign-in attempts. Try again later.",
+            "rate_limit_error",
+            "too_many_attempts",
+        ),
+    )
+    assert 899 <= int(locked.headers["Retry-After"]) <= 900
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+    # The same lockout as signing in: the guesses counted against alice's sign-in too.
+    signing_in = Client(REMOTE_ADDR="203.0.113.9").post(
+        "/api/v0/session/login",
+        {"username": "alice", "password": PASSWORD},
+        "application/json",
+    )
+    assert signing_in.status_code == 429

@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from tests.accounts.test_password_api import EVERY_VALIDATOR
 from tests.factories import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,7 +44,6 @@ def test_a_person_changes_their_own_password_and_sees_every_reason_one_is_refuse
     from accounts.models import UserProfile
 
     UserProfile.objects.update_or_create(user=alice, defaults={"language": language})
-    settings.AUTH_PASSWORD_VALIDATORS = EVERY_VALIDATOR
     heading, reasons, wrong, changed = REASONS[language]
     sign_in(page, "alice")
     page.locator("header a.whoami").click()  # the header's "signed in as" leads here
@@ -80,3 +78,39 @@ def test_a_person_changes_their_own_password_and_sees_every_reason_one_is_refuse
     page.goto("/tokens/")  # still signed in
     expect(page).to_have_url(f"{page.url.split('/tokens/')[0]}/tokens/")
     assert get_user_model().objects.get(username="alice").check_password("a fine new passphrase")
+
+
+LOCKED = {
+    "en": "Too many wrong passwords. Wait a few minutes and try again.",
+    "de": "Zu viele falsche Passwörter. Warten Sie einige Minuten und versuchen Sie es erneut.",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_wrong_current_passwords_lock_the_form_out_and_say_so(
+    page: Any, alice: Any, sign_in: Any, screenshot: Any, settings: Any, language: str
+) -> None:
+    from datetime import timedelta
+
+    from accounts.models import UserProfile
+
+    UserProfile.objects.update_or_create(user=alice, defaults={"language": language})
+    settings.AXES_FAILURE_LIMIT = 2
+    settings.AXES_COOLOFF_TIME = timedelta(seconds=900)
+    sign_in(page, "alice")
+    page.goto("/account/")
+    alert = page.locator("#password-alert")
+    wrong = REASONS[language][2]
+    for attempt in range(2):
+        page.locator("#current-password").fill(f"guess {attempt}")
+        page.locator("#new-password").fill("a fine new passphrase")
+        page.locator("#confirm-password").fill("a fine new passphrase")
+        page.locator("#password-save").click()
+        expect(alert).to_have_text(wrong if attempt == 0 else LOCKED[language])
+    expect(alert).to_be_focused()
+    screenshot(page, f"account-password-locked-{language}", widths=((1280, 800),))
+    page.locator("#current-password").fill(PASSWORD)  # even the right one, while locked
+    page.locator("#password-save").click()
+    expect(alert).to_have_text(LOCKED[language])
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)

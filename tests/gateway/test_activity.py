@@ -542,6 +542,34 @@ def test_the_gateway_applies_the_retention_setting_when_it_starts(
     assert list(ActivityRecord.objects.values_list("pk", flat=True)) == [aged_gateway["recent"].pk]
 
 
+@pytest.fixture
+def aged_audit(transactional_db: None, request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Audit rows 11 and 9 days old and a 10-day audit retention, before the gateway starts."""
+    from aiplane.models import AuditEntry
+
+    settings_update(values={"audit.retention_days": 10})
+    now = timezone.now()
+    rows = {
+        age: AuditEntry.objects.create(
+            at=now - timedelta(days=days), actor_name="carol", action="setting.update",
+            kind="setting", target=age, before=None, after={"value": days},
+        )
+        for age, days in (("old", 11), ("recent", 9))
+    }
+    request.getfixturevalue("gateway")
+    return rows
+
+
+def test_the_gateway_applies_the_audit_retention_as_it_does_the_activity_one(
+    aged_audit: dict[str, Any],
+) -> None:
+    from aiplane.models import AuditEntry
+
+    old = aged_audit["old"]
+    wait_until(lambda: not AuditEntry.objects.filter(pk=old.pk).exists(), "the old row is pruned")
+    assert AuditEntry.objects.filter(pk=aged_audit["recent"].pk).exists()
+
+
 def test_a_playground_request_is_recorded_under_the_signed_in_user_without_a_token(
     solo: Any, alice: Any, login: Any
 ) -> None:

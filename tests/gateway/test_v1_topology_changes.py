@@ -138,3 +138,34 @@ def test_a_retry_whose_model_was_removed_meanwhile_is_not_sent_anywhere(alice_ke
     finally:
         first.close()
         second.close()
+
+
+def test_a_request_waiting_while_its_group_is_renamed_keeps_waiting_and_is_served(
+    gateway, gated, alice_key
+):
+    from accounts.models import GatewayGroup
+    from accounts.services import group_rename
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, alice_key)
+        waiter = pool.submit(chat, gateway, alice_key, "waiter")
+        wait_until(lambda: waiting(gateway) == 1, "the second request waits")
+
+        group_rename(group=GatewayGroup.objects.get(name="research"), name="science")
+        # The renamed group is live (the pool now names it so) before the slot frees.
+        wait_until(
+            lambda: gateway.runtime.snapshot.pools["research-only"].allowed_groups
+            == {"science"},
+            "the rename is applied",
+        )
+        assert waiting(gateway) == 1
+        assert not waiter.done()
+
+        configure(gated, slots=2)
+        assert blocker.result().status_code == 200
+        r = waiter.result()
+        assert r.status_code == 200, r.text
+        assert r.headers["x-aiplane-backend"] == "solo"
+    wait_idle(gateway, "solo")
+    assert labels_seen(gated) == ["blocker", "waiter"]
+    assert chat(gateway, alice_key, "after").status_code == 200

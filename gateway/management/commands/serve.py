@@ -199,7 +199,8 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"registered the simulated engine at {url} as backend 'sim'")
             self._demo_token(host, port)
-        elif Backend.objects.filter(name="sim").exists():
-            Backend.objects.filter(name="sim").update(base_url=url)
+        elif Backend.objects.filter(name="sim").exclude(base_url=url).exists():
+            # The engine moved (another --sim-port): an audited change like any other.
+            topology.backend_put(fields={"name": "sim", "base_url": url}, actor=ACTOR)
         self.stdout.write(f"simulated engine on {url} (models sim-small, sim-large)")
         return sim
