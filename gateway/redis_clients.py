@@ -26,16 +26,28 @@ def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
     )
 
 
-def connect_async(url: str, timeout: float = REDIS_TIMEOUT) -> Any:
-    """The same for the event loop (redis.asyncio): what runs on the loop must use this one."""
+def connect_async(
+    url: str, timeout: float = REDIS_TIMEOUT, *, connections: int | None = None
+) -> Any:
+    """The same for the event loop (redis.asyncio): what runs on the loop must use this one.
+
+    With `connections`, callers share a pool of that many and wait (up to `timeout`) for a free
+    one rather than fail: redis-py's default pool refuses its 101st concurrent caller, which
+    requests that each take a connection for one round trip reach under load."""
     import redis.asyncio as aioredis
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
 
-    return aioredis.Redis.from_url(
-        url,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        retry=Retry(NoBackoff(), 1),
-        retry_on_error=[redis.ConnectionError],
+    options: dict[str, Any] = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), 1),
+        "retry_on_error": [redis.ConnectionError],
+        "health_check_interval": 0,
+    }
+    if connections is None:
+        return aioredis.Redis.from_url(url, **options)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=connections, timeout=timeout, **options
     )
+    return aioredis.Redis.from_pool(pool)  # closing the client closes its pool

@@ -46,6 +46,7 @@ from gateway.allowances import (
     Windows,
     exceeded,
 )
+from gateway.redis_clients import connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -139,18 +140,10 @@ return 1
 
 
 def connect(url: str, timeout: float = REDIS_TIMEOUT) -> aioredis.Redis:
-    """An asyncio client for the request path: short timeouts, no retries (the store falls
-    back instead), and a bounded pool that requests wait for rather than fail on (a script
-    takes a connection for one round trip; the default pool refuses its 101st request)."""
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=CONNECTIONS,
-        timeout=timeout,
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-        health_check_interval=0,
-    )
-    return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
+    """An asyncio client for the request path: short timeouts, one reconnect on a stale
+    connection (the store falls back on anything more), and a bounded pool that requests wait
+    for (a script takes a connection for one round trip)."""
+    return connect_async(url, timeout, connections=CONNECTIONS)  # type: ignore[no-any-return]
 
 
 def _ms(seconds: float) -> int:
