@@ -326,10 +326,13 @@ def group_rename(*, group: GatewayGroup, name: str, actor: Actor = None) -> Gate
 
 @transaction.atomic
 def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
+    from gateway import topology
+
     had_admin = _administrator_exists()
     before = group_snapshot(group)
     group.delete()
     audit.record(actor, "group.delete", before["name"], before, None)
+    topology.group_deleted(name=before["name"], actor=actor)
     _record_memberships(actor, before["name"], before["members"], [])
     _refuse_losing_the_last_administrator(had_one=had_admin)
 

@@ -356,6 +356,21 @@ def group_renamed(*, old: str, new: str) -> None:
     apply_topology()
 
 
+def group_deleted(*, name: str, actor: Any = None) -> None:
+    """A deleted group leaves every pool that allowed it (in the caller's transaction): left
+    there, its name would hand the pool to the next group given that name. A pool left with
+    no group is closed, never opened (`everyone` stays as it was)."""
+    before: dict[int, dict[str, Any]] = {}
+    for pool in Pool.objects.select_related("fallback"):
+        groups = list(pool.allowed_groups or [])
+        if name in groups:
+            before[pool.pk] = _pool_state(pool)
+            pool.allowed_groups = [g for g in groups if g != name]
+            pool.save(update_fields=["allowed_groups", "updated_at"])
+    _record_pools_changed(actor, before)
+    apply_topology()
+
+
 def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any]:
     """A backend for the admin API; the API key never leaves, only whether one is set."""
     from gateway.mapping import explain_mapping

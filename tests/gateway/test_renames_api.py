@@ -67,6 +67,34 @@ def test_a_renamed_group_is_followed_by_the_pools_that_allow_it(
     assert chat(gateway, key).status_code == 200  # still allowed, under the new name
 
 
+def test_a_deleted_group_leaves_its_pools_so_a_new_group_of_its_name_gets_no_access(
+    gateway: Any, sim: Any, carol: Any, login: Any
+) -> None:
+    from django.contrib.auth.models import User
+
+    from aiplane.models import AuditEntry
+
+    admin = login(carol)
+    alice, bob = key_for("alice"), key_for("bob")
+    make_group("contractors", members=[User.objects.get(username="alice")])
+    add_backend("solo", sim.url, allowed_groups=["contractors", "research"])
+    put(admin, POOLS, {"name": "private", "allowed_groups": ["contractors"], "backends": []})
+    assert chat(gateway, alice).status_code == 200
+
+    assert admin.delete(f"{GROUPS}/contractors").status_code == 204
+    assert Pool.objects.get(name="default").allowed_groups == ["research"]
+    # Closed, not opened: a pool left with no group allows nobody.
+    private = Pool.objects.get(name="private")
+    assert (private.allowed_groups, private.everyone) == ([], False)
+    assert set(
+        AuditEntry.objects.filter(action="pool.update").values_list("target", flat=True)
+    ) == {"default", "private"}
+
+    # Someone else's new group of the same name is a new group: it inherits nothing.
+    make_group("contractors", members=[User.objects.get(username="bob")])
+    assert chat(gateway, bob).status_code == 403
+
+
 @pytest.mark.django_db
 def test_a_rename_to_a_taken_or_malformed_name_is_refused_and_changes_nothing(
     carol_client: Client,
