@@ -424,8 +424,9 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._index(w, "again" if again else "new", dispatch=not again)
 
     def _index(self, w: Waiter, mode: str, *, dispatch: bool = True) -> None:
-        """List the waiter under each backend it may use now (again: replacing its old
-        listing); with `dispatch`, free slots of those backends are handed out at once."""
+        """List the waiter under each backend it may use now (`again`: replacing a listing it
+        still has, `rebuild`: whatever Redis knows of it); with `dispatch`, free slots of those
+        backends are handed out at once."""
         targets = w.route.usable_targets(w.excluded)
         if w.group is not None:
             self._listed[w.group.gkey] = tuple(t.slot.name for t in targets)
@@ -494,6 +495,11 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         for i in range(0, len(flat) - 1, 2):
             ref, backend = flat[i].decode(), flat[i + 1].decode()
+            running = self._leases.get(ref)
+            if running is not None and running.backend == backend:
+                # A second grant to a request already running there (a listing left over from
+                # before an outage): Redis holds the one lease, which is the running request's.
+                continue
             w = self._by_ref.get(ref)
             target = None
             if w is not None and w.state == WAITING:
@@ -610,9 +616,14 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.processes = max(n for _, n in self._seen)
         self.rank = int(rank)
         if lost:
-            for w in list(self._by_ref.values()):
-                if w.state == WAITING:
-                    self._index(w, "again", dispatch=False)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """List every waiter anew, whatever Redis still knows of it (it lost its state, or
+        this process is back from an outage), without handing out slots yet."""
+        for w in list(self._by_ref.values()):
+            if w.state == WAITING:
+                self._index(w, "rebuild", dispatch=False)
 
     def rejoin(self) -> bool:
         """In fallback: try Redis again; back in the shared line when it answers."""
@@ -641,9 +652,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.renew(force=True)
         if self.fallback:
             return
-        for w in list(self._by_ref.values()):
-            if w.state == WAITING:
-                self._index(w, "again", dispatch=False)
+        self._rebuild()
         log.warning("Redis answers again: admission is shared once more")
         if self.on_fallback is not None:
             self.on_fallback(False)

@@ -109,3 +109,40 @@ async def test_an_outage_seen_by_the_writer_falls_back_and_admits_the_waiters_lo
     assert await queue.rejoin_async()
     await queue.settled()
     assert not queue.fallback
+
+
+async def test_a_waiter_granted_while_its_backends_change_is_admitted_once_and_keeps_its_lease(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    b1, b2 = Slot("b1", max_inflight=1), Slot("b2", max_inflight=1)
+    route = Route(
+        key="r", primary=(Target(b1, "m"), Target(b2, "m")), fallback=(), strategy="least_inflight"
+    )
+    first = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    second = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert first is not None and second is not None
+    w = queue.waiter(route, cls=HIGH, budget=60)
+    assert await queue.submit_async(w) is None
+    await queue.settled()
+
+    # In one pipeline: the release grants `w` on its backend, then b2's loss lists `w` again
+    # under the other one only, while the grant's answer is still on its way.
+    first.release()
+    b2.healthy = False
+    queue.slot_changed(b2)
+    await queue.settled()
+    assert w.state == ADMITTED and w.acquired is not None
+    name = w.acquired.backend
+    r = connect(redis_server.url)
+    assert r.zrange(f"{redis_prefix}q:{name}", 0, -1) == []  # not in line any more
+
+    # More room there: a newcomer takes it, and `w`'s lease stays through the renewals.
+    w.acquired.target.slot.max_inflight = 2
+    newcomer = queue.waiter(route, cls=LOW, budget=60)
+    assert await queue.submit_async(newcomer) is not None
+    queue.renew()
+    await queue.settled()
+    leases = set(r.zrange(f"{redis_prefix}l:{name}", 0, -1))
+    assert leases == {w.ref.encode(), newcomer.ref.encode()}
+    await queue.close()
