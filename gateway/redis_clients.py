@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import redis
 
 REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
+
+# What counts as Redis being away, for every part that uses it: no answer (connection lost,
+# timeout, a replica still loading) or an error for an answer (READONLY from a replica that a
+# failover left the clients on, OOM). A missing script (NoScriptError) is the one error that
+# is not: the caller loads the script and calls again.
+AWAY: tuple[type[Exception], ...] = (redis.RedisError, OSError, asyncio.TimeoutError)
 
 
 def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:

@@ -55,7 +55,7 @@ from gateway.admission import (
     Waiter,
     _warm_key,
 )
-from gateway.redis_clients import REDIS_TIMEOUT, connect_async
+from gateway.redis_clients import AWAY, REDIS_TIMEOUT, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -67,8 +67,8 @@ Grants = list[tuple[str, str]]
 Then = Callable[[Any], None]  # what to do with a script's answer
 Down = Callable[[], None]  # what to do instead when Redis does not answer
 
-# What counts as Redis being away (BusyLoadingError is a ConnectionError: a loading replica).
-OUTAGE = (redis.ConnectionError, redis.TimeoutError)
+# Every ACQUIRE answer the script can give; anything else means Redis is not answering right.
+ANSWERS = (b"now", b"wait", b"busy", b"reset")
 SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
 
 
@@ -168,7 +168,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.aclient is None:
             try:
                 answer = self._scripts[name](args=call)
-            except OUTAGE as err:
+            except AWAY as err:
                 self._fall_back(err)
                 down()
                 return
@@ -186,7 +186,7 @@ class SharedAdmissionQueue(AdmissionQueue):
                 batch, self._outbox = self._outbox, []
                 try:
                     answers = await self._send(batch)
-                except OUTAGE as err:
+                except AWAY as err:
                     self._fall_back(err)
                     self._outbox[:0] = batch
                     break
@@ -214,12 +214,9 @@ class SharedAdmissionQueue(AdmissionQueue):
             again = await self._pipeline([batch[i] for i in missing])
             for i, answer in zip(missing, again, strict=True):
                 answers[i] = answer
-        for i, answer in enumerate(answers):
-            if isinstance(answer, OUTAGE):
-                raise answer
+        for answer in answers:
             if isinstance(answer, Exception):
-                log.error("shared admission's %s failed: %s", batch[i][0], answer)
-                answers[i] = []
+                raise answer  # READONLY, OOM and the like: Redis is away as much as when silent
         return answers
 
     async def _pipeline(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
@@ -348,7 +345,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._call(
                 "ACQUIRE",
                 self._acquire_args(w, targets),
-                answers.append,
+                partial(self._answered, answers.append, partial(down.append, True)),
                 partial(down.append, True),
             )
             if down:
@@ -375,7 +372,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._call(
                 "ACQUIRE",
                 self._acquire_args(w, targets),
-                partial(self._acquired, asked, w),
+                partial(self._answered, partial(self._acquired, asked, w), partial(_down, asked)),
                 partial(_down, asked),
             )
             try:
@@ -388,6 +385,14 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.fallback:
             return super().submit(w)
         return self._submitted(w, targets, answer)
+
+    def _answered(self, then: Then, down: Down, answer: Any) -> None:
+        """An ACQUIRE answer, unless it is none the script gives: then Redis is away."""
+        if isinstance(answer, list) and answer and answer[0] in ANSWERS:
+            then(answer)
+            return
+        self._fall_back(redis.ResponseError(f"ACQUIRE answered {answer!r}"))
+        down()
 
     def _acquired(self, asked: asyncio.Future[Any], w: Waiter, answer: Any) -> None:
         if not asked.done():
@@ -618,6 +623,10 @@ class SharedAdmissionQueue(AdmissionQueue):
         if lost:
             self._rebuild()
 
+    def _probe(self, client: Any) -> Any:
+        """A write, not a ping: a replica (READONLY) or a full Redis (OOM) answers pings."""
+        return client.set(f"{self.prefix}probe:{self.process}", "1", px=1000)
+
     def _rebuild(self) -> None:
         """List every waiter anew, whatever Redis still knows of it (it lost its state, or
         this process is back from an outage), without handing out slots yet."""
@@ -630,8 +639,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not self.fallback:
             return True
         try:
-            self.client.ping()
-        except OUTAGE:
+            self._probe(self.client)
+        except AWAY:
             return False
         self._rejoin()
         return not self.fallback
@@ -641,8 +650,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not self.fallback:
             return True
         try:
-            await self.aclient.ping()
-        except OUTAGE:
+            await self._probe(self.aclient)
+        except AWAY:
             return False
         self._rejoin()
         return True
@@ -673,7 +682,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             raw = self._scripts["STATS"](
                 args=[self.prefix, self.process, self._ttl, limit, len(backends), *backends]
             )
-        except OUTAGE:
+        except AWAY:
             return None
         depth = [int(x) for x in raw[:3]]
         inflight = {b: int(x) for b, x in zip(backends, raw[3 : 3 + len(backends)], strict=True)}

@@ -8,6 +8,7 @@ import signal
 from collections.abc import Iterator
 
 import pytest
+import redis
 
 from gateway.admission import ADMITTED, CANCELLED, HIGH, LOW, MEDIUM, WAITING, Route, Slot, Target
 from gateway.redis_clients import connect
@@ -145,4 +146,54 @@ async def test_a_waiter_granted_while_its_backends_change_is_admitted_once_and_k
     await queue.settled()
     leases = set(r.zrange(f"{redis_prefix}l:{name}", 0, -1))
     assert leases == {w.ref.encode(), newcomer.ref.encode()}
+    await queue.close()
+
+
+def _refuse_writes(r: redis.Redis, how: str) -> None:
+    if how == "replica":  # what a failover leaves a client on: READONLY to every write
+        r.replicaof("127.0.0.1", 1)
+    else:  # full, and told to evict nothing: OOM to every write
+        r.config_set("maxmemory", "1")
+
+
+def _accept_writes(r: redis.Redis, how: str) -> None:
+    if how == "replica":
+        r.replicaof("no", "one")
+    else:
+        r.config_set("maxmemory", "0")
+
+
+@pytest.mark.parametrize("how", ["replica", "out_of_memory"])
+async def test_a_redis_that_answers_writes_with_an_error_is_an_outage_not_a_failed_request(
+    paused_redis: RedisServer, redis_prefix: str, how: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    route = _route(Slot("b", max_inflight=1))
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    r = connect(paused_redis.url)
+    _refuse_writes(r, how)
+
+    # Its acquire (a replica) or its listing (full: a script's first write is what Redis
+    # refuses) fails with an error reply: this process goes on locally, metric and all.
+    waiting = queue.waiter(route, cls=LOW, budget=60)
+    assert await queue.submit_async(waiting) is None
+    await queue.settled()
+    assert (queue.fallback, queue.fallbacks, waiting.state) == (True, 1, WAITING)
+    running.release()
+    assert waiting.state == ADMITTED and waiting.acquired is not None
+    running = waiting.acquired
+    assert not await queue.rejoin_async()  # it answers pings, but still refuses to write
+    _accept_writes(r, how)
+    assert await queue.rejoin_async()
+    await queue.settled()
+    assert not queue.fallback
+
+    # A renewal refused the same way falls back too (rather than failing on its answer).
+    _refuse_writes(r, how)
+    queue.renew()
+    await queue.settled()
+    assert (queue.fallback, queue.fallbacks) == (True, 2)
+    running.release()
+    _accept_writes(r, how)
     await queue.close()
