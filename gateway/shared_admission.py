@@ -379,11 +379,21 @@ class SharedAdmissionQueue(AdmissionQueue):
                 answer = await asked
             except RedisDown:
                 return super().submit(w)
+            except asyncio.CancelledError:
+                # Cancelled after Redis answered but before this resumed: a slot it was given
+                # goes back now (one answered later goes back in `_acquired`).
+                if asked.done() and not asked.cancelled() and asked.exception() is None:
+                    late = asked.result()
+                    if late[0] == b"now":
+                        self._give_back(w.ref, late[1].decode(), None)
+                raise
             if answer[0] != b"reset":
                 break
             self.renew()
-        if self.fallback:
+        if self.fallback and answer[0] != b"now":
             return super().submit(w)
+        # Even if Redis went away since it answered: the slot it gave is this request's (no
+        # give-back could reach Redis now), and the lease is listed again on rejoin.
         return self._submitted(w, targets, answer)
 
     def _answered(self, then: Then, down: Down, answer: Any) -> None:

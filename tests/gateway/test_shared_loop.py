@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -196,4 +197,57 @@ async def test_a_redis_that_answers_writes_with_an_error_is_an_outage_not_a_fail
     assert (queue.fallback, queue.fallbacks) == (True, 2)
     running.release()
     _accept_writes(r, how)
+    await queue.close()
+
+
+async def _granted_then_interrupted(
+    queue: SharedAdmissionQueue, interrupt: Callable[[asyncio.Task[Any]], None]
+) -> tuple[asyncio.Task[Any], Slot]:
+    """A caller whose acquire Redis answers with a slot, then `interrupt` in the same pipeline,
+    before the caller resumes: a release on another backend admits a waiter there whose
+    admission runs `interrupt` on the caller's task."""
+    busy = _route(Slot("busy", max_inflight=1))
+    running = await queue.submit_async(queue.waiter(busy, cls=LOW, budget=60))
+    assert running is not None
+    next_in_line = queue.waiter(busy, cls=LOW, budget=60)
+    assert await queue.submit_async(next_in_line) is None
+    await queue.settled()
+
+    free = Slot("free", max_inflight=1)
+    caller = asyncio.ensure_future(
+        queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60))
+    )
+    next_in_line.on_admit = lambda _: interrupt(caller)
+    await asyncio.sleep(0)  # the caller's acquire is in the outbox; the release joins it
+    running.release()
+    return caller, free
+
+
+async def test_a_caller_cancelled_after_redis_gave_it_a_slot_gives_the_slot_back(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    caller, free = await _granted_then_interrupted(queue, lambda task: task.cancel())
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    await queue.settled()
+    assert connect(redis_server.url).zrange(f"{redis_prefix}l:free", 0, -1) == []
+    assert await queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60)) is not None
+    await queue.close()
+
+
+async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    # As if a second process were alive: this one's share of a one-slot backend is nothing.
+    queue.processes, queue.rank = 2, 1
+
+    def outage(_: asyncio.Task[Any]) -> None:
+        queue._fall_back(redis.ConnectionError("gone"))
+
+    caller, free = await _granted_then_interrupted(queue, outage)
+    acquired = await caller
+    assert acquired is not None and acquired.backend == "free"
+    assert free.inflight == 1
     await queue.close()
