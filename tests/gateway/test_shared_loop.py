@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -251,3 +253,45 @@ async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
     assert acquired is not None and acquired.backend == "free"
     assert free.inflight == 1
     await queue.close()
+
+
+async def _until(condition: Callable[[], bool], secs: float = 10.0) -> None:
+    """Wait for `condition` (a bound for a hung test, not a timing threshold)."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), secs)
+
+
+async def test_a_subscription_that_stops_answering_is_noticed_and_made_again(
+    paused_redis: RedisServer,
+) -> None:
+    from aiplane import changes
+    from gateway.shared_link import SharedLink
+
+    applied: list[str] = []
+
+    async def apply(kind: str) -> None:
+        applied.append(kind)
+
+    link = SharedLink(paused_redis.url, prefix="p:", queue=None, apply_change=apply)
+    link.quiet_secs = 0.05
+    listening = asyncio.ensure_future(link.listen())
+    try:
+        await asyncio.wait_for(link.listening.wait(), 10)
+        assert paused_redis.proc is not None
+        # Stopped, the server keeps the connection open and answers nothing, like a host gone.
+        os.kill(paused_redis.proc.pid, signal.SIGSTOP)
+        await _until(lambda: not link.listening.is_set())
+        os.kill(paused_redis.proc.pid, signal.SIGCONT)
+        await asyncio.wait_for(link.listening.wait(), 10)
+        message = json.dumps({"from": "another process", "kind": changes.TOPOLOGY})
+        connect(paused_redis.url).publish(changes.channel(), message)
+        await _until(lambda: bool(applied))
+        assert applied == [changes.TOPOLOGY]
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
