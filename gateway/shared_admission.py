@@ -33,7 +33,7 @@ import os
 import struct
 import time
 import uuid
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from functools import partial
 from typing import Any
 
@@ -476,10 +476,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._by_ref.pop(w.ref, None)
         if self.fallback or not w.ref:
             return
-        slots = list(w.route.slots())
-        args: list[object] = [w.ref, len(slots)]
-        for s in slots:
-            args += [s.name, s.max_inflight]
+        args = [w.ref, *_capacities(w.route.slots())]
         self._call("CANCEL", args, self._grant, self._dispatch_locally)
 
     def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
@@ -579,10 +576,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         slots = [s for s in self._backends_waited_for() if s.usable]
         self._call("TAKE", [], self._grant, self._dispatch_locally)
         if slots:
-            args: list[object] = [len(slots)]
-            for s in slots:
-                args += [s.name, s.max_inflight]
-            self._call("PASS", args, self._grant, self._dispatch_locally)
+            self._call("PASS", _capacities(slots), self._grant, self._dispatch_locally)
         return max(0, len(self._leases) - before)
 
     def _dispatch_locally(self) -> None:
@@ -597,10 +591,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         slots = [s for s in {slot, *self._backends_waited_for()} if s.usable]
         if not slots:
             return
-        args: list[object] = [len(slots)]
-        for s in slots:
-            args += [s.name, s.max_inflight]
-        self._call("PASS", args, self._grant, partial(AdmissionQueue.slot_changed, self, slot))
+        then = partial(AdmissionQueue.slot_changed, self, slot)
+        self._call("PASS", _capacities(slots), self._grant, then)
 
     # ----- liveness, outage and rebuild ------------------------------------------------------
 
@@ -713,6 +705,15 @@ def _nothing() -> None:
 def _down(asked: asyncio.Future[Any]) -> None:
     if not asked.done():
         asked.set_exception(RedisDown())
+
+
+def _capacities(slots: Iterable[Slot]) -> list[object]:
+    """Backends as the scripts take them: how many, then each one's name and max_inflight."""
+    listed = list(slots)
+    args: list[object] = [len(listed)]
+    for s in listed:
+        args += [s.name, s.max_inflight]
+    return args
 
 
 def _target_named(targets: tuple[Target, ...], name: str) -> Target:
