@@ -295,3 +295,36 @@ async def test_a_subscription_that_stops_answering_is_noticed_and_made_again(
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+
+
+async def test_a_listing_left_from_before_an_outage_never_takes_the_lease_of_the_running_request(
+    paused_redis: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    slot = Slot("b", max_inflight=1)
+    route = _route(slot)
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    w = queue.waiter(route, cls=HIGH, budget=60)
+    assert await queue.submit_async(w) is None
+    await queue.settled()
+
+    # Redis refuses the release (a replica now, its data kept): `w` is admitted locally, and
+    # its listing stays in Redis's line.
+    r = connect(paused_redis.url)
+    _refuse_writes(r, "replica")
+    running.release()
+    await queue.settled()
+    assert queue.fallback and w.state == ADMITTED
+    _accept_writes(r, "replica")
+    assert await queue.rejoin_async()
+    await queue.settled()
+
+    # More room: Redis grants the old listing, a second grant to the request running there.
+    slot.max_inflight = 3
+    queue.slot_changed(slot)
+    await queue.settled()
+    queue.renew()
+    await queue.settled()
+    assert w.ref.encode() in r.zrange(f"{redis_prefix}l:b", 0, -1)
+    await queue.close()
