@@ -14,10 +14,11 @@ Faults:
 - A process that dies stops renewing: its leases lapse within the lease (`AIPLANE_REDIS_LEASE_SECS`,
   3 s by default) and the next renewal
   of any other process reaps its waiters.
-- Redis unreachable: the process falls back to local admission with its share of each backend's
-  max_inflight (max_inflight split over the processes last seen alive, so their sum stays within
-  it), says so in the log and in `aiplane_shared_admission_fallback`, and rejoins when Redis
-  answers again, listing its running requests and waiters anew.
+- Redis unreachable, or answering with errors (READONLY from a replica, OOM): the process
+  falls back to local admission with its share of each backend's max_inflight (max_inflight
+  split over the processes last seen alive, so their sum stays within it), says so in the log
+  and in `aiplane_shared_admission_fallback`, and rejoins when Redis takes a write again,
+  listing its running requests and waiters anew and releasing the requests that ended meanwhile.
 - Redis restarted empty: the first renewal that notices sets a short settling time in which
   nothing is granted, and every live process lists its leases and waiters again within it.
 """
@@ -129,6 +130,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._ttl = str(int(lease_secs * 1000))
         self._by_ref: dict[str, Waiter] = {}  # this process's waiters in the shared line
         self._leases: dict[str, Acquired] = {}  # this process's running requests
+        # Requests that ended while Redis was away, ref -> backend: released on rejoin, since
+        # Redis may have kept their leases through a short outage.
+        self._unreleased: dict[str, str] = {}
         self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
         self._listed: dict[Hashable, tuple[str, ...]] = {}  # group -> backends it is listed under
         self._scripts = {
@@ -491,11 +495,15 @@ class SharedAdmissionQueue(AdmissionQueue):
         ref = acquired.waiter.ref
         self._leases.pop(ref, None)
         if self.fallback:
-            self._dispatch_slot(slot)
+            self._released_locally(ref, slot)
             return
         self._check_bonus()
         args = [ref, slot.name, slot.max_inflight, "1" if slot.usable else "0"]
-        self._call("RELEASE", args, self._grant, partial(self._dispatch_slot, slot))
+        self._call("RELEASE", args, self._grant, partial(self._released_locally, ref, slot))
+
+    def _released_locally(self, ref: str, slot: Slot) -> None:
+        self._unreleased[ref] = slot.name
+        self._dispatch_slot(slot)
 
     def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
         """Call every script through the writer from now on (on the runtime's loop only)."""
@@ -664,6 +672,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.fallback:
             return
         self._rebuild()
+        unreleased, self._unreleased = self._unreleased, {}
+        for ref, backend in unreleased.items():
+            self._call("RELEASE", [ref, backend, 0, "0"], self._grant, _nothing)
         log.warning("Redis answers again: admission is shared once more")
         if self.on_fallback is not None:
             self.on_fallback(False)
