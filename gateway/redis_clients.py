@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import redis
 
 REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
+# A subscription quiet for this long is pinged; one that does not answer the next time is dead.
+PUBSUB_QUIET_SECS = 1.0
+
+# What counts as Redis being away, for every part that uses it: no answer (connection lost,
+# timeout, a replica still loading) or an error for an answer (READONLY from a replica that a
+# failover left the clients on, OOM). A missing script (NoScriptError) is the one error that
+# is not: the caller loads the script and calls again.
+AWAY: tuple[type[Exception], ...] = (redis.RedisError, OSError, asyncio.TimeoutError)
 
 
 def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
@@ -51,3 +60,15 @@ def connect_async(
         url, max_connections=connections, timeout=timeout, **options
     )
     return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
+
+
+def connect_pubsub(url: str, timeout: float = REDIS_TIMEOUT) -> Any:
+    """A client for one subscription (redis.asyncio): no read timeout, since a subscriber
+    waits for messages as long as there are none; its reader pings a quiet connection itself
+    (see gateway/shared_link.py), as redis-py's health check sends pings but never misses
+    their answer."""
+    import redis.asyncio as aioredis
+
+    return aioredis.Redis.from_url(
+        url, socket_timeout=None, socket_connect_timeout=timeout, health_check_interval=0
+    )

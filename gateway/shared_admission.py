@@ -14,10 +14,11 @@ Faults:
 - A process that dies stops renewing: its leases lapse within the lease (`AIPLANE_REDIS_LEASE_SECS`,
   3 s by default) and the next renewal
   of any other process reaps its waiters.
-- Redis unreachable: the process falls back to local admission with its share of each backend's
-  max_inflight (max_inflight split over the processes last seen alive, so their sum stays within
-  it), says so in the log and in `aiplane_shared_admission_fallback`, and rejoins when Redis
-  answers again, listing its running requests and waiters anew.
+- Redis unreachable, or answering with errors (READONLY from a replica, OOM): the process
+  falls back to local admission with its share of each backend's max_inflight (max_inflight
+  split over the processes last seen alive, so their sum stays within it), says so in the log
+  and in `aiplane_shared_admission_fallback`, and rejoins when Redis takes a write again,
+  listing its running requests and waiters anew and releasing the requests that ended meanwhile.
 - Redis restarted empty: the first renewal that notices sets a short settling time in which
   nothing is granted, and every live process lists its leases and waiters again within it.
 """
@@ -33,7 +34,7 @@ import os
 import struct
 import time
 import uuid
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from functools import partial
 from typing import Any
 
@@ -55,7 +56,7 @@ from gateway.admission import (
     Waiter,
     _warm_key,
 )
-from gateway.redis_clients import REDIS_TIMEOUT, connect_async
+from gateway.redis_clients import AWAY, REDIS_TIMEOUT, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -67,8 +68,8 @@ Grants = list[tuple[str, str]]
 Then = Callable[[Any], None]  # what to do with a script's answer
 Down = Callable[[], None]  # what to do instead when Redis does not answer
 
-# What counts as Redis being away (BusyLoadingError is a ConnectionError: a loading replica).
-OUTAGE = (redis.ConnectionError, redis.TimeoutError)
+# Every ACQUIRE answer the script can give; anything else means Redis is not answering right.
+ANSWERS = (b"now", b"wait", b"busy", b"reset")
 SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
 
 
@@ -129,6 +130,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._ttl = str(int(lease_secs * 1000))
         self._by_ref: dict[str, Waiter] = {}  # this process's waiters in the shared line
         self._leases: dict[str, Acquired] = {}  # this process's running requests
+        # Requests that ended while Redis was away, ref -> backend: released on rejoin, since
+        # Redis may have kept their leases through a short outage.
+        self._unreleased: dict[str, str] = {}
         self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
         self._listed: dict[Hashable, tuple[str, ...]] = {}  # group -> backends it is listed under
         self._scripts = {
@@ -168,7 +172,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.aclient is None:
             try:
                 answer = self._scripts[name](args=call)
-            except OUTAGE as err:
+            except AWAY as err:
                 self._fall_back(err)
                 down()
                 return
@@ -186,7 +190,7 @@ class SharedAdmissionQueue(AdmissionQueue):
                 batch, self._outbox = self._outbox, []
                 try:
                     answers = await self._send(batch)
-                except OUTAGE as err:
+                except AWAY as err:
                     self._fall_back(err)
                     self._outbox[:0] = batch
                     break
@@ -214,12 +218,9 @@ class SharedAdmissionQueue(AdmissionQueue):
             again = await self._pipeline([batch[i] for i in missing])
             for i, answer in zip(missing, again, strict=True):
                 answers[i] = answer
-        for i, answer in enumerate(answers):
-            if isinstance(answer, OUTAGE):
-                raise answer
+        for answer in answers:
             if isinstance(answer, Exception):
-                log.error("shared admission's %s failed: %s", batch[i][0], answer)
-                answers[i] = []
+                raise answer  # READONLY, OOM and the like: Redis is away as much as when silent
         return answers
 
     async def _pipeline(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
@@ -348,7 +349,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._call(
                 "ACQUIRE",
                 self._acquire_args(w, targets),
-                answers.append,
+                partial(self._answered, answers.append, partial(down.append, True)),
                 partial(down.append, True),
             )
             if down:
@@ -375,19 +376,37 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._call(
                 "ACQUIRE",
                 self._acquire_args(w, targets),
-                partial(self._acquired, asked, w),
+                partial(self._answered, partial(self._acquired, asked, w), partial(_down, asked)),
                 partial(_down, asked),
             )
             try:
                 answer = await asked
             except RedisDown:
                 return super().submit(w)
+            except asyncio.CancelledError:
+                # Cancelled after Redis answered but before this resumed: a slot it was given
+                # goes back now (one answered later goes back in `_acquired`).
+                if asked.done() and not asked.cancelled() and asked.exception() is None:
+                    late = asked.result()
+                    if late[0] == b"now":
+                        self._give_back(w.ref, late[1].decode(), None)
+                raise
             if answer[0] != b"reset":
                 break
             self.renew()
-        if self.fallback:
+        if self.fallback and answer[0] != b"now":
             return super().submit(w)
+        # Even if Redis went away since it answered: the slot it gave is this request's (no
+        # give-back could reach Redis now), and the lease is listed again on rejoin.
         return self._submitted(w, targets, answer)
+
+    def _answered(self, then: Then, down: Down, answer: Any) -> None:
+        """An ACQUIRE answer, unless it is none the script gives: then Redis is away."""
+        if isinstance(answer, list) and answer and answer[0] in ANSWERS:
+            then(answer)
+            return
+        self._fall_back(redis.ResponseError(f"ACQUIRE answered {answer!r}"))
+        down()
 
     def _acquired(self, asked: asyncio.Future[Any], w: Waiter, answer: Any) -> None:
         if not asked.done():
@@ -424,8 +443,9 @@ class SharedAdmissionQueue(AdmissionQueue):
             self._index(w, "again" if again else "new", dispatch=not again)
 
     def _index(self, w: Waiter, mode: str, *, dispatch: bool = True) -> None:
-        """List the waiter under each backend it may use now (again: replacing its old
-        listing); with `dispatch`, free slots of those backends are handed out at once."""
+        """List the waiter under each backend it may use now (`again`: replacing a listing it
+        still has, `rebuild`: whatever Redis knows of it); with `dispatch`, free slots of those
+        backends are handed out at once."""
         targets = w.route.usable_targets(w.excluded)
         if w.group is not None:
             self._listed[w.group.gkey] = tuple(t.slot.name for t in targets)
@@ -460,10 +480,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._by_ref.pop(w.ref, None)
         if self.fallback or not w.ref:
             return
-        slots = list(w.route.slots())
-        args: list[object] = [w.ref, len(slots)]
-        for s in slots:
-            args += [s.name, s.max_inflight]
+        args = [w.ref, *_capacities(w.route.slots())]
         self._call("CANCEL", args, self._grant, self._dispatch_locally)
 
     def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
@@ -478,11 +495,15 @@ class SharedAdmissionQueue(AdmissionQueue):
         ref = acquired.waiter.ref
         self._leases.pop(ref, None)
         if self.fallback:
-            self._dispatch_slot(slot)
+            self._released_locally(ref, slot)
             return
         self._check_bonus()
         args = [ref, slot.name, slot.max_inflight, "1" if slot.usable else "0"]
-        self._call("RELEASE", args, self._grant, partial(self._dispatch_slot, slot))
+        self._call("RELEASE", args, self._grant, partial(self._released_locally, ref, slot))
+
+    def _released_locally(self, ref: str, slot: Slot) -> None:
+        self._unreleased[ref] = slot.name
+        self._dispatch_slot(slot)
 
     def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
         """Call every script through the writer from now on (on the runtime's loop only)."""
@@ -494,6 +515,11 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         for i in range(0, len(flat) - 1, 2):
             ref, backend = flat[i].decode(), flat[i + 1].decode()
+            running = self._leases.get(ref)
+            if running is not None and running.backend == backend:
+                # A second grant to a request already running there (a listing left over from
+                # before an outage): Redis holds the one lease, which is the running request's.
+                continue
             w = self._by_ref.get(ref)
             target = None
             if w is not None and w.state == WAITING:
@@ -558,10 +584,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         slots = [s for s in self._backends_waited_for() if s.usable]
         self._call("TAKE", [], self._grant, self._dispatch_locally)
         if slots:
-            args: list[object] = [len(slots)]
-            for s in slots:
-                args += [s.name, s.max_inflight]
-            self._call("PASS", args, self._grant, self._dispatch_locally)
+            self._call("PASS", _capacities(slots), self._grant, self._dispatch_locally)
         return max(0, len(self._leases) - before)
 
     def _dispatch_locally(self) -> None:
@@ -576,10 +599,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         slots = [s for s in {slot, *self._backends_waited_for()} if s.usable]
         if not slots:
             return
-        args: list[object] = [len(slots)]
-        for s in slots:
-            args += [s.name, s.max_inflight]
-        self._call("PASS", args, self._grant, partial(AdmissionQueue.slot_changed, self, slot))
+        then = partial(AdmissionQueue.slot_changed, self, slot)
+        self._call("PASS", _capacities(slots), self._grant, then)
 
     # ----- liveness, outage and rebuild ------------------------------------------------------
 
@@ -610,17 +631,26 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.processes = max(n for _, n in self._seen)
         self.rank = int(rank)
         if lost:
-            for w in list(self._by_ref.values()):
-                if w.state == WAITING:
-                    self._index(w, "again", dispatch=False)
+            self._rebuild()
+
+    def _probe(self, client: Any) -> Any:
+        """A write, not a ping: a replica (READONLY) or a full Redis (OOM) answers pings."""
+        return client.set(f"{self.prefix}probe:{self.process}", "1", px=1000)
+
+    def _rebuild(self) -> None:
+        """List every waiter anew, whatever Redis still knows of it (it lost its state, or
+        this process is back from an outage), without handing out slots yet."""
+        for w in list(self._by_ref.values()):
+            if w.state == WAITING:
+                self._index(w, "rebuild", dispatch=False)
 
     def rejoin(self) -> bool:
         """In fallback: try Redis again; back in the shared line when it answers."""
         if not self.fallback:
             return True
         try:
-            self.client.ping()
-        except OUTAGE:
+            self._probe(self.client)
+        except AWAY:
             return False
         self._rejoin()
         return not self.fallback
@@ -630,8 +660,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not self.fallback:
             return True
         try:
-            await self.aclient.ping()
-        except OUTAGE:
+            await self._probe(self.aclient)
+        except AWAY:
             return False
         self._rejoin()
         return True
@@ -641,9 +671,10 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.renew(force=True)
         if self.fallback:
             return
-        for w in list(self._by_ref.values()):
-            if w.state == WAITING:
-                self._index(w, "again", dispatch=False)
+        self._rebuild()
+        unreleased, self._unreleased = self._unreleased, {}
+        for ref, backend in unreleased.items():
+            self._call("RELEASE", [ref, backend, 0, "0"], self._grant, _nothing)
         log.warning("Redis answers again: admission is shared once more")
         if self.on_fallback is not None:
             self.on_fallback(False)
@@ -664,7 +695,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             raw = self._scripts["STATS"](
                 args=[self.prefix, self.process, self._ttl, limit, len(backends), *backends]
             )
-        except OUTAGE:
+        except AWAY:
             return None
         depth = [int(x) for x in raw[:3]]
         inflight = {b: int(x) for b, x in zip(backends, raw[3 : 3 + len(backends)], strict=True)}
@@ -685,6 +716,15 @@ def _nothing() -> None:
 def _down(asked: asyncio.Future[Any]) -> None:
     if not asked.done():
         asked.set_exception(RedisDown())
+
+
+def _capacities(slots: Iterable[Slot]) -> list[object]:
+    """Backends as the scripts take them: how many, then each one's name and max_inflight."""
+    listed = list(slots)
+    args: list[object] = [len(listed)]
+    for s in listed:
+        args += [s.name, s.max_inflight]
+    return args
 
 
 def _target_named(targets: tuple[Target, ...], name: str) -> Target:

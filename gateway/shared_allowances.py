@@ -33,7 +33,6 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 
-import redis
 import redis.asyncio as aioredis
 
 from accounts.allowances import Counted
@@ -46,7 +45,7 @@ from gateway.allowances import (
     Windows,
     exceeded,
 )
-from gateway.redis_clients import connect_async
+from gateway.redis_clients import AWAY, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -56,8 +55,6 @@ RETRY_SECS = 1.0  # while Redis is unreachable, how often a request tries it aga
 # How long a reservation outlives a process that never settled it; a request running longer
 # keeps running, and its share is free again from then on.
 RESERVATION_HOLD_SECS = 3600.0
-
-_FAILURES = (redis.RedisError, OSError, asyncio.TimeoutError)
 
 # KEYS: per limit, its hash and its held set. ARGV: now (ms), hold until (ms), ticket, then per
 # limit: window number, window end (ms), cap, need, kind (0 requests).
@@ -193,7 +190,7 @@ class SharedCounters:
         except AllowanceExceeded:
             self._reached()
             raise
-        except _FAILURES as err:
+        except AWAY as err:
             shared.add_done_callback(_release_late)
             self._unreachable(err)
             return self.local.admit_now(demand)
@@ -289,7 +286,7 @@ class SharedCounters:
     async def _send_settle(self, keys: list[str], args: list[int | str]) -> None:
         try:
             await asyncio.wait_for(self._settle(keys=keys, args=args), self.timeout)
-        except _FAILURES as err:
+        except AWAY as err:
             self.lost_settles += 1
             log.debug("could not settle an allowance reservation on Redis: %r", err)
 
@@ -316,7 +313,7 @@ class SharedCounters:
             pipe.hmget(self.prefix + counted.key, "w", "u", "r")
         try:
             rows = await asyncio.wait_for(pipe.execute(), self.timeout)
-        except _FAILURES:
+        except AWAY:
             return await self.local.read(limits)
         out: list[tuple[int, int]] = []
         for counted, (window, used, reserved) in zip(limits, rows, strict=True):

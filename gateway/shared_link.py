@@ -8,9 +8,9 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import redis
-import redis.asyncio as aioredis
 
 from aiplane import changes
+from gateway.redis_clients import AWAY, PUBSUB_QUIET_SECS, REDIS_TIMEOUT, connect_pubsub
 from gateway.shared_admission import SharedAdmissionQueue
 
 log = logging.getLogger("aiplane.gateway")
@@ -35,6 +35,7 @@ class SharedLink:
         self.queue = queue
         self.apply_change = apply_change
         self.listening = asyncio.Event()  # set while subscribed (tests wait for it)
+        self.quiet_secs = PUBSUB_QUIET_SECS
 
     async def listen(self) -> None:
         """Take grants when woken, apply changes other processes announce; reconnect forever."""
@@ -43,14 +44,25 @@ class SharedLink:
         if queue is not None:
             channels.append(f"{self.prefix}grant:{queue.process}")
         while True:
-            client = aioredis.Redis.from_url(self.url, socket_connect_timeout=1.0)
-            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            client = connect_pubsub(self.url)
+            pubsub = client.pubsub()  # subscribe confirmations count as signs of life too
             try:
-                await pubsub.subscribe(*channels)
+                await asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT)
                 self.listening.set()
                 if queue is not None:
                     queue.take_grants()  # whatever was granted while nobody listened
-                async for message in pubsub.listen():
+                pinged = False
+                while True:
+                    # A connection can die without a word (a host gone, a half-open socket):
+                    # after a quiet while ask, and give up on it if the next while stays quiet.
+                    message = await pubsub.get_message(timeout=self.quiet_secs)
+                    if message is None:
+                        if pinged:
+                            raise redis.ConnectionError("the subscription stopped answering")
+                        await asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT)
+                        pinged = True
+                        continue
+                    pinged = False
                     if message.get("type") != "message":
                         continue
                     if message["channel"] == channels[0].encode():
@@ -61,7 +73,7 @@ class SharedLink:
                         queue.take_grants()
             except asyncio.CancelledError:
                 raise
-            except (redis.RedisError, OSError) as err:
+            except AWAY as err:
                 self.listening.clear()
                 log.debug("Redis subscription lost: %s", err)
             finally:

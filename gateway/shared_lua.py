@@ -121,7 +121,9 @@ return {'now', chosen}
 """
 )
 
-# ARGV: P ME TTL ref mode cls info dispatch n [backend cap member]*n  (mode: new | again)
+# ARGV: P ME TTL ref mode cls info dispatch n [backend cap member]*n
+# mode: new (not listed yet) | again (replace its listing, if it still has one) | rebuild (list it
+# whatever Redis still knows of it: after Redis lost its state, or back from an outage)
 # -> flat grants to ME {ref, backend, ...}, or {'reset'}
 INDEX = (
     _COMMON
@@ -131,12 +133,15 @@ local ref, mode, cls, info = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local key = P .. 'w:' .. ref
 if redis.call('EXISTS', key) == 1 then
   purge(ref)
-elseif mode == 'again' then
+elseif mode ~= 'new' then
   local g = redis.call('HGET', P .. 'g:' .. ME, ref)
   if g then
     redis.call('HDEL', P .. 'g:' .. ME, ref)
     return {ref, g}
   end
+  -- Neither listed nor granted and untaken: a grant to ME was just made (its answer is on its
+  -- way or already taken). Listing it again would admit it twice.
+  if mode == 'again' then return {} end
 end
 local n = tonumber(ARGV[9])
 redis.call('HSET', key, '_p', ME, '_c', cls, '_i', info)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+import redis
 
 from gateway.admission import ADMITTED, CANCELLED, HIGH, LOW, MEDIUM, WAITING, Route, Slot, Target
 from gateway.redis_clients import connect
@@ -109,3 +113,219 @@ async def test_an_outage_seen_by_the_writer_falls_back_and_admits_the_waiters_lo
     assert await queue.rejoin_async()
     await queue.settled()
     assert not queue.fallback
+
+
+async def test_a_waiter_granted_while_its_backends_change_is_admitted_once_and_keeps_its_lease(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    b1, b2 = Slot("b1", max_inflight=1), Slot("b2", max_inflight=1)
+    route = Route(
+        key="r", primary=(Target(b1, "m"), Target(b2, "m")), fallback=(), strategy="least_inflight"
+    )
+    first = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    second = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert first is not None and second is not None
+    w = queue.waiter(route, cls=HIGH, budget=60)
+    assert await queue.submit_async(w) is None
+    await queue.settled()
+
+    # In one pipeline: the release grants `w` on its backend, then b2's loss lists `w` again
+    # under the other one only, while the grant's answer is still on its way.
+    first.release()
+    b2.healthy = False
+    queue.slot_changed(b2)
+    await queue.settled()
+    assert w.state == ADMITTED and w.acquired is not None
+    name = w.acquired.backend
+    r = connect(redis_server.url)
+    assert r.zrange(f"{redis_prefix}q:{name}", 0, -1) == []  # not in line any more
+
+    # More room there: a newcomer takes it, and `w`'s lease stays through the renewals.
+    w.acquired.target.slot.max_inflight = 2
+    newcomer = queue.waiter(route, cls=LOW, budget=60)
+    assert await queue.submit_async(newcomer) is not None
+    queue.renew()
+    await queue.settled()
+    leases = set(r.zrange(f"{redis_prefix}l:{name}", 0, -1))
+    assert leases == {w.ref.encode(), newcomer.ref.encode()}
+    await queue.close()
+
+
+def _refuse_writes(r: redis.Redis, how: str) -> None:
+    if how == "replica":  # what a failover leaves a client on: READONLY to every write
+        r.replicaof("127.0.0.1", 1)
+    else:  # full, and told to evict nothing: OOM to every write
+        r.config_set("maxmemory", "1")
+
+
+def _accept_writes(r: redis.Redis, how: str) -> None:
+    if how == "replica":
+        r.replicaof("no", "one")
+    else:
+        r.config_set("maxmemory", "0")
+
+
+@pytest.mark.parametrize("how", ["replica", "out_of_memory"])
+async def test_a_redis_that_answers_writes_with_an_error_is_an_outage_not_a_failed_request(
+    paused_redis: RedisServer, redis_prefix: str, how: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    route = _route(Slot("b", max_inflight=1))
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    r = connect(paused_redis.url)
+    _refuse_writes(r, how)
+
+    # Its acquire (a replica) or its listing (full: a script's first write is what Redis
+    # refuses) fails with an error reply: this process goes on locally, metric and all.
+    waiting = queue.waiter(route, cls=LOW, budget=60)
+    assert await queue.submit_async(waiting) is None
+    await queue.settled()
+    assert (queue.fallback, queue.fallbacks, waiting.state) == (True, 1, WAITING)
+    running.release()
+    assert waiting.state == ADMITTED and waiting.acquired is not None
+    running = waiting.acquired
+    assert not await queue.rejoin_async()  # it answers pings, but still refuses to write
+    _accept_writes(r, how)
+    assert await queue.rejoin_async()
+    await queue.settled()
+    assert not queue.fallback
+
+    # A renewal refused the same way falls back too (rather than failing on its answer).
+    _refuse_writes(r, how)
+    queue.renew()
+    await queue.settled()
+    assert (queue.fallback, queue.fallbacks) == (True, 2)
+    running.release()
+    _accept_writes(r, how)
+    await queue.close()
+
+
+async def _granted_then_interrupted(
+    queue: SharedAdmissionQueue, interrupt: Callable[[asyncio.Task[Any]], None]
+) -> tuple[asyncio.Task[Any], Slot]:
+    """A caller whose acquire Redis answers with a slot, then `interrupt` in the same pipeline,
+    before the caller resumes: a release on another backend admits a waiter there whose
+    admission runs `interrupt` on the caller's task."""
+    busy = _route(Slot("busy", max_inflight=1))
+    running = await queue.submit_async(queue.waiter(busy, cls=LOW, budget=60))
+    assert running is not None
+    next_in_line = queue.waiter(busy, cls=LOW, budget=60)
+    assert await queue.submit_async(next_in_line) is None
+    await queue.settled()
+
+    free = Slot("free", max_inflight=1)
+    caller = asyncio.ensure_future(
+        queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60))
+    )
+    next_in_line.on_admit = lambda _: interrupt(caller)
+    await asyncio.sleep(0)  # the caller's acquire is in the outbox; the release joins it
+    running.release()
+    return caller, free
+
+
+async def test_a_caller_cancelled_after_redis_gave_it_a_slot_gives_the_slot_back(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    caller, free = await _granted_then_interrupted(queue, lambda task: task.cancel())
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    await queue.settled()
+    assert connect(redis_server.url).zrange(f"{redis_prefix}l:free", 0, -1) == []
+    assert await queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60)) is not None
+    await queue.close()
+
+
+async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
+    redis_server: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(redis_server, redis_prefix)
+    # As if a second process were alive: this one's share of a one-slot backend is nothing.
+    queue.processes, queue.rank = 2, 1
+
+    def outage(_: asyncio.Task[Any]) -> None:
+        queue._fall_back(redis.ConnectionError("gone"))
+
+    caller, free = await _granted_then_interrupted(queue, outage)
+    acquired = await caller
+    assert acquired is not None and acquired.backend == "free"
+    assert free.inflight == 1
+    await queue.close()
+
+
+async def _until(condition: Callable[[], bool], secs: float = 10.0) -> None:
+    """Wait for `condition` (a bound for a hung test, not a timing threshold)."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), secs)
+
+
+async def test_a_subscription_that_stops_answering_is_noticed_and_made_again(
+    paused_redis: RedisServer,
+) -> None:
+    from aiplane import changes
+    from gateway.shared_link import SharedLink
+
+    applied: list[str] = []
+
+    async def apply(kind: str) -> None:
+        applied.append(kind)
+
+    link = SharedLink(paused_redis.url, prefix="p:", queue=None, apply_change=apply)
+    link.quiet_secs = 0.05
+    listening = asyncio.ensure_future(link.listen())
+    try:
+        await asyncio.wait_for(link.listening.wait(), 10)
+        assert paused_redis.proc is not None
+        # Stopped, the server keeps the connection open and answers nothing, like a host gone.
+        os.kill(paused_redis.proc.pid, signal.SIGSTOP)
+        await _until(lambda: not link.listening.is_set())
+        os.kill(paused_redis.proc.pid, signal.SIGCONT)
+        await asyncio.wait_for(link.listening.wait(), 10)
+        message = json.dumps({"from": "another process", "kind": changes.TOPOLOGY})
+        connect(paused_redis.url).publish(changes.channel(), message)
+        await _until(lambda: bool(applied))
+        assert applied == [changes.TOPOLOGY]
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+
+
+async def test_after_an_outage_an_old_listing_keeps_no_lease_of_a_running_request_nor_a_dead_one(
+    paused_redis: RedisServer, redis_prefix: str
+) -> None:
+    queue = _queue(paused_redis, redis_prefix)
+    slot = Slot("b", max_inflight=1)
+    route = _route(slot)
+    running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
+    assert running is not None
+    w = queue.waiter(route, cls=HIGH, budget=60)
+    assert await queue.submit_async(w) is None
+    await queue.settled()
+
+    # Redis refuses the release (a replica now, its data kept): `w` is admitted locally, and
+    # its listing stays in Redis's line.
+    r = connect(paused_redis.url)
+    _refuse_writes(r, "replica")
+    running.release()
+    await queue.settled()
+    assert queue.fallback and w.state == ADMITTED
+    _accept_writes(r, "replica")
+    assert await queue.rejoin_async()
+    await queue.settled()
+
+    # More room: Redis grants the old listing, a second grant to the request running there.
+    slot.max_inflight = 3
+    queue.slot_changed(slot)
+    await queue.settled()
+    queue.renew()
+    await queue.settled()
+    # ...and the release Redis refused was sent again on rejoin: only `w` holds a lease.
+    assert r.zrange(f"{redis_prefix}l:b", 0, -1) == [w.ref.encode()]
+    await queue.close()
