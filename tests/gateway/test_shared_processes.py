@@ -304,9 +304,8 @@ def test_redis_stopped_and_restarted_mid_run_hangs_nothing_and_admits_no_more_th
 def test_a_token_revoked_through_one_process_is_refused_by_another_long_before_its_cache_ends(
     cluster: Cluster, make_sim: Any
 ) -> None:
-    """The announcement, not the cache's 30 s lifetime, ends the token elsewhere. It takes a
-    few milliseconds on a quiet machine (the 100 ms target is a figure, not a timed test: a
-    loaded CI machine may take longer), so the bound here is a third of the lifetime."""
+    """The announcement, not the cache's 30 s lifetime, ends the token elsewhere. The bound is
+    a third of that lifetime, not the 100 ms target: a timed test fails on a loaded machine."""
     from accounts.models import ApiToken
     from accounts.services import token_revoke
 
