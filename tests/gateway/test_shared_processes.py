@@ -294,7 +294,10 @@ def test_redis_stopped_and_restarted_mid_run_hangs_nothing_and_admits_no_more_th
         for f in clients:
             f.result(timeout=60)  # nobody hangs
     assert set(done) == {200}, sorted(set(done))
-    assert engine_stats(engine)["max_open_seen"] <= 3
+    # The documented bound while some processes are cut off and the others are not (they
+    # notice the outage, and rejoin, at different moments): max_inflight plus the cut-off
+    # processes' shares, here 3 + 1 + 1. Without the fallback's shares it would be 3 x 3.
+    assert engine_stats(engine)["max_open_seen"] <= 3 + 2
     wait_until(lambda: cluster.processes_alive() == 3, "every process rejoined", timeout=10)
 
 
