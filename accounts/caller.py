@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -72,7 +72,7 @@ _flights: dict[tuple[asyncio.AbstractEventLoop, str, int], asyncio.Task[CallerCo
 _executor: ThreadPoolExecutor | None = None
 
 _usage_lock = threading.Lock()
-_usage: dict[int, datetime] = {}
+_usage: dict[int, float] = {}  # token id -> time of its last use (epoch seconds)
 
 
 def invalidate_callers() -> None:
@@ -248,7 +248,9 @@ async def caller_for_owned_token(user_id: int, token_id: int) -> CallerContext |
 
 def note_token_used(token_id: int, when: datetime | None = None) -> None:
     """Remember a use in memory; flush_token_usage() writes it later, off the hot path."""
-    moment = when or timezone.now()
+    # A plain time stamp: timezone.now() reads a Django setting and builds an aware datetime
+    # on every request, for a value written once per token and flush.
+    moment = time.time() if when is None else when.timestamp()
     with _usage_lock:
         _usage[token_id] = moment
 
@@ -258,7 +260,8 @@ def flush_token_usage() -> int:
     with _usage_lock:
         batch = dict(_usage)
         _usage.clear()
-    for token_id, moment in batch.items():
+    for token_id, stamp in batch.items():
+        moment = datetime.fromtimestamp(stamp, tz=UTC)
         # update() sends no signal: a timestamp must not empty the caller cache.
         ApiToken.objects.filter(pk=token_id).filter(
             Q(last_used_at__isnull=True) | Q(last_used_at__lt=moment)
@@ -269,7 +272,7 @@ def flush_token_usage() -> int:
 def pending_token_usage() -> dict[int, datetime]:
     """A copy of the uses not yet flushed (for tests and diagnostics)."""
     with _usage_lock:
-        return dict(_usage)
+        return {token_id: datetime.fromtimestamp(t, tz=UTC) for token_id, t in _usage.items()}
 
 
 def reset_token_usage() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import aiohttp
 
-from gateway import activity, messages
+from gateway import activity, messages, wire_json
 from gateway.admission import (
     MEDIUM,
     QueueCancelled,
@@ -48,6 +48,7 @@ from gateway.errors import (
 from gateway.hints import apply_hint, parse_hints
 from gateway.mapping import strip_client_priority
 from gateway.outcomes import Outcome
+from gateway.protocol import GONE
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
 from gateway.surfaces import MESSAGES, SURFACES, Surface, dump
@@ -261,7 +262,7 @@ class GatewayApp:
         )
         if not caller.allowance:
             # Resolves when the client goes away; raced against admission and the answer.
-            gone = asyncio.ensure_future(_disconnected(receive))
+            gone = _gone(scope, receive)
             try:
                 await self._admit_and_forward(send, surface, body, w, gone, record, large)
             finally:
@@ -270,7 +271,7 @@ class GatewayApp:
         # Over its allowance it never waits: checked (and its estimate reserved) before
         # admission, and from here on released in the one `finally` below.
         ticket = await self._allow(caller, surface, body, raw, model, cls)
-        gone = asyncio.ensure_future(_disconnected(receive))
+        gone = _gone(scope, receive)
         extra = rate_limit_headers(
             ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
         )
@@ -497,6 +498,13 @@ async def read_body(receive: Receive) -> bytes:
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
+def _gone(scope: Scope, receive: Receive) -> asyncio.Future[Any]:
+    """What resolves when the client goes away: the connection's own future (gateway.protocol),
+    or a task that waits on `receive()` for the disconnect where the server has none."""
+    gone: asyncio.Future[Any] | None = scope.get(GONE)
+    return gone if gone is not None else asyncio.ensure_future(_disconnected(receive))
+
+
 async def _disconnected(receive: Receive) -> None:
     while True:
         message = await receive()
@@ -534,7 +542,7 @@ def _plain(err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
 def parse_body(raw: bytes) -> dict[str, Any]:
     """A request body as a JSON object, or a 400 that says what is wrong with it."""
     try:
-        body = _decode(raw.decode())
+        body = wire_json.loads(raw)
     except RecursionError:
         raise BadRequest("The request body is nested too deeply.") from None
     except ValueError as err:  # UnicodeDecodeError included
@@ -542,15 +550,6 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise BadRequest("The request body must be a JSON object.")
     return body
-
-
-def _no_constant(name: str) -> Any:
-    # Python's json reads NaN and Infinity, which JSON has not; an engine would choke on them.
-    raise ValueError(f"{name} is not a JSON value")
-
-
-# Made once: json.loads with an option builds a new decoder on every call.
-_decode = json.JSONDecoder(parse_constant=_no_constant).decode
 
 
 def _reason(err: ValueError) -> str:

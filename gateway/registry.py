@@ -11,6 +11,7 @@ import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
 
+from multidict import CIMultiDict
 from yarl import URL
 
 from gateway.admission import Route, Slot, Target
@@ -71,7 +72,7 @@ class Upstream:
     slot: Slot
     mapping: Mapping | None
     models: tuple[str, ...]
-    headers: dict[str, str]
+    headers: CIMultiDict[str]
     root: str
     urls: dict[str, URL] = field(default_factory=dict)
 
@@ -96,6 +97,12 @@ class Upstream:
 
 
 SURFACE_MODES = ("auto", "native", "translate")
+_DISPATCH_HEADERS = {
+    "content-type": "application/json",
+    "accept": "*/*",
+    "accept-encoding": "identity",
+    "user-agent": "aiplane",
+}
 
 
 def serves_natively(mode: str, profile: EngineProfile | None, surface: str) -> bool:
@@ -139,7 +146,9 @@ class Snapshot:
             slot.enabled = b.enabled and _usable_url(b)
             slot.removed = False
             served = b.served_models or b.discovered_models
-            headers = {"content-type": "application/json"}
+            # Every header aiohttp would add by itself is given here, so a dispatch skips that
+            # work (and the engine gets a plain answer: no compression to pass on).
+            headers = CIMultiDict(_DISPATCH_HEADERS)
             if b.api_key:
                 headers["authorization"] = f"Bearer {b.api_key}"
             self.upstreams[b.name] = Upstream(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -31,6 +30,7 @@ import aiohttp
 from aiohttp.client_exceptions import ClientPayloadError
 from aiohttp.client_proto import ResponseHandler
 
+from gateway import wire_json
 from gateway.activity import Entry
 from gateway.admission import CLASS_NAMES, Acquired
 from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
@@ -48,7 +48,7 @@ MAX_PENDING_EVENT = 1 << 20  # an event longer than this is passed on without wa
 LARGE_BODY = 1 << 20  # request bodies this big are serialized off the event loop
 STALLED_CLIENT_SECS = 120.0  # a send blocked this long means the client stopped reading
 PASSED_RESPONSE_HEADERS = frozenset(
-    {"content-type", "content-encoding", "cache-control", "retry-after"}
+    {b"content-type", b"content-encoding", b"cache-control", b"retry-after"}
 )
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 _UPSTREAM_FAULTS = (aiohttp.ClientError, OSError, TimeoutError)
@@ -313,7 +313,7 @@ class Relay:
         parsed: Any = None
         try:
             if "json" in content_type:
-                parsed = json.loads(data)
+                parsed = wire_json.loads(data)
             data = self.plan.answer(data, parsed)
         except (ValueError, RecursionError):
             raise UpstreamError(
@@ -370,7 +370,7 @@ class Relay:
         events = split_events(first)
         data = event_data(events[0]) if events else None
         try:
-            event = json.loads(data) if data else None
+            event = wire_json.loads(data) if data else None
         except (ValueError, RecursionError):
             return
         if not isinstance(event, dict) or "choices" in event:
@@ -435,10 +435,11 @@ class Relay:
         await self.send({"type": "http.response.start", "status": resp.status, "headers": headers})
 
     def _headers(self, resp: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
+        # The engine's bytes as they came (no decoding and encoding again per header).
         out = [
-            (k.lower().encode(), v.encode("latin-1", "replace"))
-            for k, v in resp.headers.items()
-            if k.lower() in PASSED_RESPONSE_HEADERS
+            (name, value)
+            for k, value in resp.raw_headers
+            if (name := k.lower()) in PASSED_RESPONSE_HEADERS
         ]
         out.append((b"x-aiplane-backend", self.upstream.name.encode()))
         out.append((b"x-aiplane-queue-ms", f"{self.record.queue_ms:.1f}".encode()))

@@ -180,7 +180,6 @@ class Runtime:
             # Each dispatch brings its own bounds (the relay's Timeouts, from the settings).
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=None),
             auto_decompress=False,
-            skip_auto_headers=("User-Agent", "Accept-Encoding"),
             # One session serves every tenant: a backend's cookies must not follow other callers.
             cookie_jar=aiohttp.DummyCookieJar(),
         )

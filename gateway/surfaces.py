@@ -8,10 +8,9 @@ with the token usage read on the way. The relay (gateway/relay.py) runs the plan
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from gateway import messages, responses
+from gateway import messages, responses, wire_json
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -24,12 +23,7 @@ DONE_EVENT = b"data: [DONE]\n\n"
 _USAGE_MARKS = (b'"usage":{', b'"usage": {')
 
 
-# Made once: json.dumps with an option builds a new encoder on every call.
-_encode = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def dump(body: dict[str, Any]) -> bytes:
-    return _encode(body).encode()
+dump = wire_json.dumps
 
 
 def split_events(data: bytes) -> list[bytes]:
@@ -143,14 +137,14 @@ def _check_data_lines(data: bytes) -> None:
         if payload is None or b"\n" not in payload or payload == b"[DONE]":
             continue
         try:
-            json.loads(payload)
+            wire_json.loads(payload)
         except (ValueError, RecursionError):
             raise ValueError("an event whose data lines are not one JSON document") from None
 
 
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return wire_json.loads(data)
     except (ValueError, RecursionError):
         return None
 

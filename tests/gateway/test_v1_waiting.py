@@ -200,6 +200,45 @@ def test_a_client_that_leaves_while_waiting_is_removed_at_once_and_never_reaches
     wait_idle(gateway, "solo")
 
 
+@pytest.fixture(params=["httptools", "h11", "uvicorn-own"])
+def served(request, transactional_db) -> Any:
+    """The gateway under each HTTP protocol it may be served with: the bounded ones of
+    `manage.py serve` (which tell the app of a disconnect themselves) and uvicorn's own (where
+    the app learns it from `receive()`, as under daphne)."""
+    from django.core.asgi import get_asgi_application
+
+    from aiplane.wiring import build_application
+    from gateway.serving import ThreadedServer, configured_bounds
+    from tests.gateway.conftest import LiveGateway
+
+    app = build_application(get_asgi_application())
+    app.runtime.background = False
+    if request.param == "uvicorn-own":
+        server = ThreadedServer(app, http="httptools")
+    else:
+        server = ThreadedServer(app, bounds=configured_bounds(), http=request.param)
+    with server:
+        yield LiveGateway(url=server.url, app=app)
+
+
+def test_a_client_that_leaves_while_waiting_is_removed_under_every_http_protocol(
+    served, gated, key
+):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, served, gated, key)
+        sock = open_raw(served, key, "gone")
+        wait_until(lambda: served.runtime.queue.waiting == 1, "the request waits")
+        sock.close()
+        wait_until(lambda: served.runtime.queue.waiting == 0, "the waiter is removed")
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+        # A request answered in full is not taken for a leaver afterwards: the next one on a
+        # kept-alive connection is served, and the slot comes back.
+        assert chat(served, key, "next").status_code == 200
+    wait_idle(served, "solo")
+    assert labels_seen(gated) == ["blocker", "next"]
+
+
 def test_a_client_that_leaves_mid_stream_closes_the_upstream_request_and_frees_the_slot(
     gateway, make_sim, key
 ):
