@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
 from accounts.caller import invalidate_callers
@@ -25,7 +24,8 @@ def _invalidate_after_commit(**kwargs: Any) -> None:
     if update_fields is not None and frozenset(update_fields) in _IRRELEVANT_UPDATES:
         return
     # After commit: a load that starts earlier would read the old rows and cache them again.
-    transaction.on_commit(_callers_changed, using=kwargs.get("using"))
+    # Once per commit: a user saved with their memberships is one announcement, not one each.
+    changes.once_on_commit(changes.CALLERS, _callers_changed, using=kwargs.get("using"))
 
 
 def _callers_changed() -> None:

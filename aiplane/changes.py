@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("aiplane.gateway")
@@ -68,6 +69,42 @@ def publish(kind: str) -> None:
         client.publish(channel(), json.dumps({"from": process_name(), "kind": kind}))
     except Exception as err:  # Redis down: the periodic reload still brings it, later
         log.warning("could not announce a %s change on Redis: %s", kind, err)
+
+
+class _Once:
+    """One run of `fn` for the transaction that asked for it, however often it asked."""
+
+    __slots__ = ("done", "fn")
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.fn, self.done = fn, False
+
+    def run(self) -> None:
+        if not self.done:
+            self.done = True
+            self.fn()
+
+
+def once_on_commit(key: str, fn: Callable[[], None], using: str | None = None) -> None:
+    """Run `fn` after the current transaction commits, once per commit however many of its
+    writes ask (a group rename saves the group and each pool naming it: one reload, one
+    announcement); outside a transaction at once.
+
+    Every ask registers a callback, so a savepoint rolled back with the first ask still
+    leaves the later ones; the first callback that runs does the work.
+    """
+    from django.db import transaction
+
+    connection = transaction.get_connection(using)
+    if not connection.in_atomic_block:
+        fn()
+        return
+    pending: dict[str, _Once] = connection.__dict__.setdefault("_aiplane_once", {})
+    once = pending.get(key)
+    if once is None or once.done:
+        once = pending[key] = _Once(fn)
+    once.fn = fn  # a transaction rolled back left its batch unrun: this one takes it over
+    transaction.on_commit(once.run, using=using)
 
 
 def parse(data: bytes) -> str | None:

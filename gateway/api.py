@@ -14,6 +14,7 @@ from accounts.api_errors import ApiError
 from accounts.serializers import ErrorOut
 from gateway import topology
 from gateway.detect import ProbeFailure, models_url
+from gateway.live import shared_inflight
 from gateway.models import Backend, Pool
 from gateway.runtime import current_runtime
 from gateway.serializers import (
@@ -42,13 +43,16 @@ def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
 
 
 def _live_state() -> dict[str, dict[str, Any]]:
-    """In-flight counts and health from the running gateway (empty when none runs here)."""
+    """In-flight counts (over every process with shared admission) and health from the
+    running gateway (empty when none runs here)."""
     rt = current_runtime()
     if rt is None:
         return {}
+    slots = list(rt.slots.items())
+    shared = shared_inflight(rt.queue, [name for name, _ in slots]) or {}
     return {
-        name: {"inflight": slot.inflight, "healthy": slot.healthy}
-        for name, slot in list(rt.slots.items())
+        name: {"inflight": shared.get(name, slot.inflight), "healthy": slot.healthy}
+        for name, slot in slots
     }
 
 

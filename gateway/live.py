@@ -16,6 +16,18 @@ def _shared_view(queue: Any, backends: list[str]) -> dict[str, Any] | None:
     return queue.shared_state(backends) if isinstance(queue, SharedAdmissionQueue) else None
 
 
+def shared_inflight(queue: Any, backends: list[str]) -> dict[str, int] | None:
+    """Each backend's in-flight over every process (its slot leases in Redis), for the admin
+    pages; None without AIPLANE_REDIS_URL or in fallback (then this process's own counts are
+    the whole truth, or all it knows). A Redis read from a Django thread, never the loop's."""
+    from gateway.shared_admission import SharedAdmissionQueue
+
+    if not isinstance(queue, SharedAdmissionQueue):
+        return None
+    shared = queue.shared_state(backends, limit=0)
+    return None if shared is None else dict(shared["inflight"])
+
+
 def _shared_lines(queue: Any, shared: dict[str, Any]) -> tuple[list[dict], list[dict]]:
     """Every process's waiters per line of backends, in the order Redis hands out slots."""
     by_line: dict[str, list[dict[str, Any]]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from gateway.live import shared_inflight
 from gateway.mapping import explain_mapping
 from gateway.problems import LastErrors
 from gateway.registry import PoolSpec, Snapshot, Upstream
@@ -21,8 +22,11 @@ def models_overview() -> dict[str, Any]:
     from aiplane.catalog import setting
 
     rt = current_runtime()
+    shared: dict[str, int] | None = None
     if rt is not None:
         snapshot, errors, running = rt.snapshot, rt.errors, True
+        # With shared admission, a backend's in-flight is every process's, as on the live queue.
+        shared = shared_inflight(rt.queue, sorted(snapshot.upstreams))
     else:
         from gateway.topology import load_topology
 
@@ -30,7 +34,7 @@ def models_overview() -> dict[str, Any]:
     models = []
     by_name = sorted(snapshot.index.items(), key=lambda item: (item[0][1], item[0][0]))
     for (kind, name), entries in by_name:
-        routes = [_route(pool, up, target, errors, running) for pool, up, target in entries]
+        routes = [_route(pool, up, target, errors, running, shared) for pool, up, target in entries]
         usable = [r for r in routes if r["enabled"] and r["healthy"] is not False]
         status = "ok" if len(usable) == len(routes) else "degraded" if usable else "down"
         models.append({"name": name, "kind": kind, "status": status, "routes": routes})
@@ -42,10 +46,16 @@ def models_overview() -> dict[str, Any]:
 
 
 def _route(
-    pool: PoolSpec, up: Upstream, target: str, errors: LastErrors, running: bool
+    pool: PoolSpec,
+    up: Upstream,
+    target: str,
+    errors: LastErrors,
+    running: bool,
+    shared: dict[str, int] | None,
 ) -> dict[str, Any]:
     spec, slot = up.spec, up.slot
     failure = errors.get(up.name)
+    inflight = slot.inflight if shared is None else shared.get(up.name, slot.inflight)
     return {
         "pool": pool.name,
         "allowed_groups": sorted(pool.allowed_groups),
@@ -54,7 +64,7 @@ def _route(
         "backend_model": target,
         "enabled": slot.enabled,
         "healthy": slot.healthy if running else None,
-        "inflight": slot.inflight if running else None,
+        "inflight": inflight if running else None,
         "max_inflight": slot.max_inflight,
         "profile": spec.profile.to_json() if spec.profile else None,
         "priority": spec.priority_mode.to_json(),

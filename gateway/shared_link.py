@@ -36,6 +36,10 @@ class SharedLink:
         self.apply_change = apply_change
         self.listening = asyncio.Event()  # set while subscribed (tests wait for it)
         self.quiet_secs = PUBSUB_QUIET_SECS
+        # Changes being applied, by kind, and the kinds announced again meanwhile: a reload
+        # reads the database, and grant wake-ups on the same subscription must not wait for it.
+        self.applying: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
 
     async def listen(self) -> None:
         """Take grants when woken, apply changes other processes announce; reconnect forever."""
@@ -68,10 +72,12 @@ class SharedLink:
                     if message["channel"] == channels[0].encode():
                         kind = changes.parse(message["data"])
                         if kind is not None:
-                            await self._apply(kind)
+                            self._apply_soon(kind)
                     elif queue is not None:
                         queue.take_grants()
             except asyncio.CancelledError:
+                for task in list(self.applying.values()):
+                    task.cancel()  # the runtime stops: so do its reloads
                 raise
             except AWAY as err:
                 self.listening.clear()
@@ -83,11 +89,26 @@ class SharedLink:
                     await client.aclose()
             await asyncio.sleep(RECONNECT_SECS)
 
+    def _apply_soon(self, kind: str) -> None:
+        """Apply beside the listener; announcements during a run of the same kind make one
+        more run after it (that run may have read the database before their commit)."""
+        if kind in self.applying:
+            self._again.add(kind)
+            return
+        self.applying[kind] = asyncio.ensure_future(self._apply(kind))
+
     async def _apply(self, kind: str) -> None:
         try:
-            await self.apply_change(kind)
-        except Exception:
-            log.exception("could not apply a %s change from another process", kind)
+            while True:
+                self._again.discard(kind)
+                try:
+                    await self.apply_change(kind)
+                except Exception:
+                    log.exception("could not apply a %s change from another process", kind)
+                if kind not in self._again:
+                    return
+        finally:
+            del self.applying[kind]
 
     async def keep(self) -> None:
         """Renew this process's liveness and leases; in fallback, try to rejoin."""

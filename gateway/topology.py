@@ -121,17 +121,17 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
 
 def apply_topology() -> None:
     """After commit, hand the new topology to every live gateway runtime in this process."""
+    from aiplane import changes
     from gateway.runtime import current_runtime
 
     def push() -> None:
-        from aiplane import changes
-
         changes.publish(changes.TOPOLOGY)  # every other process reloads it
         rt = current_runtime()
         if rt is not None:
             rt.install_threadsafe(load_topology())
 
-    transaction.on_commit(push)
+    # A write that changes several rows (a group rename and its pools) reloads once.
+    changes.once_on_commit(changes.TOPOLOGY, push)
 
 
 # ----- writes --------------------------------------------------------------------------------

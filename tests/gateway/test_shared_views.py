@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from gateway.admission import HIGH, LOW, AdmissionQueue
+from gateway.admission import HIGH, LOW, AdmissionQueue, Route, Slot, Target
 from gateway.redis_clients import connect
 from gateway.shared_admission import SharedAdmissionQueue
 from tests.gateway.conftest import LiveGateway, add_backend
@@ -108,3 +108,34 @@ def test_a_topology_change_announced_by_another_process_is_installed_here_at_onc
         )
     # Nothing else reloads it here (no background loops): only the announcement can.
     wait_until(lambda: rt.slots["solo"].max_inflight == 7, "the change is installed", 5.0)
+
+
+def test_the_models_and_backends_pages_show_the_in_flight_of_every_process(
+    shared_gateway: LiveGateway,
+    redis_server: Any,
+    redis_prefix: str,
+    make_sim: Any,
+    carol_client: Any,
+) -> None:
+    engine = make_sim(slots=4)
+    add_backend("solo", engine.url, max_inflight=2)
+    rt = shared_gateway.runtime
+    wait_until(lambda: "solo" in rt.slots, "the topology is installed")
+    # Another process holds one of the two slots (its own view of the backend, not this one's).
+    theirs = Route(key="r", primary=(Target(Slot("solo", 2), "sim-small"),), fallback=())
+    other = _other_process(redis_server, redis_prefix)
+    running = other.submit(other.waiter(theirs, cls=LOW, budget=60))
+    assert running is not None
+
+    models = carol_client.get("/api/v0/admin/models").json()["models"]
+    [routes] = [m["routes"] for m in models if m["name"] == "sim-small"]
+    assert [(r["inflight"], r["max_inflight"]) for r in routes] == [(1, 2)]
+    backends = carol_client.get("/api/v0/admin/backends").json()["backends"]
+    assert [b["inflight"] for b in backends if b["name"] == "solo"] == [1]
+    assert rt.slots["solo"].inflight == 0  # none of it runs in this process
+
+    running.release()
+    wait_until(lambda: other.shared_state(["solo"], limit=0)["inflight"]["solo"] == 0, "freed")
+    models = carol_client.get("/api/v0/admin/models").json()["models"]
+    [routes] = [m["routes"] for m in models if m["name"] == "sim-small"]
+    assert [r["inflight"] for r in routes] == [0]
