@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import orjson
 
 # 19 digits reach 2**63: shorter runs are integers orjson keeps exact (and most long runs in a
-# prompt are text, which json then reads just as well).
-_LONG_NUMBER = re.compile(rb"\d{19}")
+# prompt are text, which json then reads just as well). Found as a run of zeros once every digit
+# is one: a C loop and a substring search, several times faster than a regular expression.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
 
 
 def _no_constant(name: str) -> Any:
@@ -48,7 +49,7 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 def loads(raw: bytes) -> Any:
     """The document in `raw`; ValueError (UnicodeDecodeError included) or RecursionError when
     it is not JSON, with json's own message."""
-    if _LONG_NUMBER.search(raw) is None:
+    if _LONG_RUN not in raw.translate(_DIGITS_AS_ZERO):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
