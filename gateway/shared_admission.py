@@ -19,8 +19,12 @@ Faults:
   split over the processes last seen alive, so their sum stays within it), says so in the log
   and in `aiplane_shared_admission_fallback`, and rejoins when Redis takes a write again,
   listing its running requests and waiters anew and releasing the requests that ended meanwhile.
-- Redis restarted empty: the first renewal that notices sets a short settling time in which
-  nothing is granted, and every live process lists its leases and waiters again within it.
+- A process that stalls longer than its lease has its leases reaped and their slots granted to
+  others; its next renewal finds them gone, warns, counts them (`leases_lost`) and lists them
+  again, so Redis counts what runs and grants nothing more there until enough have ended.
+- Redis restarted empty: the first renewal that reaches it (from a process that knew it, or one
+  that admitted alone meanwhile) sets a short settling time in which nothing is granted, and
+  every live process lists its leases and waiters again within it.
 """
 
 from __future__ import annotations
@@ -144,6 +148,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._writer: asyncio.Task[None] | None = None
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
+        self.leases_lost = 0  # leases of running requests found lapsed on renewal
         self.boot = ""
         # Until Redis has been seen: the processes expected (serve --workers sets it) and no
         # rank, so a process that starts during an outage takes only the floor of its share.
@@ -619,8 +624,10 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._call("RENEW", args, partial(self._renewed_with, force), _nothing)
 
     def _renewed_with(self, force: bool, answer: Any) -> None:
-        boot, processes, rank, reset = answer
-        lost = reset and (self.boot != "" or force)
+        boot, processes, rank, reset, revived, lost_leases = answer
+        lost = (reset and (self.boot != "" or force)) or revived
+        if lost_leases:
+            self._lost(len(lost_leases))
         self.boot = boot.decode()
         # The share in an outage counts every process seen lately, not just those that have
         # listed themselves since a Redis restart: fewer would give each too large a share.
@@ -632,6 +639,20 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.rank = int(rank)
         if lost:
             self._rebuild()
+
+    def _lost(self, n: int) -> None:
+        """Leases that lapsed while this process said nothing for longer than a lease (a
+        stalled loop, an outage of its own): Redis may have granted their slots to others, so
+        the backend may run more than its limit until these requests end. The renewal listed
+        them again, so nothing more is granted there meanwhile."""
+        self.leases_lost += n
+        log.warning(
+            "%d shared admission lease(s) of this process lapsed and were lost (it was silent "
+            "for longer than the %.1f s lease): listed again, nothing more is granted on "
+            "their backends until enough requests there have ended",
+            n,
+            self.lease_secs,
+        )
 
     def _probe(self, client: Any) -> Any:
         """A write, not a ping: a replica (READONLY) or a full Redis (OOM) answers pings."""

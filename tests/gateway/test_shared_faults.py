@@ -1,0 +1,130 @@
+"""Shared admission through faults, step by step: Redis restarted empty, a process that stalls."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from gateway.admission import ADMITTED, LOW, WAITING, Acquired, Route, Slot, Target, Waiter
+from gateway.redis_clients import connect
+from gateway.shared_admission import SharedAdmissionQueue
+from tests.redis_server import RedisServer, redis_or_skip
+
+
+@pytest.fixture
+def private_redis() -> Iterator[RedisServer]:
+    """A Redis of this test alone, which it may stop and start again (empty)."""
+    redis_or_skip()
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+class Process:
+    """One gateway process's queue and its own view of one backend (as its runtime has)."""
+
+    def __init__(self, server: RedisServer, prefix: str, lease_secs: float, cap: int) -> None:
+        self.queue = SharedAdmissionQueue(connect(server.url), prefix=prefix, lease_secs=lease_secs)
+        self.slot = Slot("b", max_inflight=cap)
+        self.route = Route(
+            key="r", primary=(Target(self.slot, "m"),), fallback=(), strategy="least_inflight"
+        )
+
+    def ask(self) -> tuple[Acquired | None, Waiter]:
+        w = self.queue.waiter(self.route, cls=LOW, budget=60)
+        return self.queue.submit(w), w
+
+
+def _on_engine(*processes: Process) -> int:
+    """What the engine runs: every process's requests on the backend, however admitted."""
+    return sum(p.slot.inflight for p in processes)
+
+
+def _until(condition: Callable[[], bool], step: Callable[[], None], secs: float = 10.0) -> None:
+    """Run `step` until `condition` holds (the bound is for a hung test, not a threshold)."""
+    deadline = time.monotonic() + secs
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        step()
+        time.sleep(0.01)
+
+
+def test_a_process_started_during_an_outage_grants_nothing_on_the_emptied_redis_before_the_others(
+    private_redis: RedisServer, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = Process(private_redis, redis_prefix, 0.6, cap=2)
+    running, _ = a.ask()
+    assert running is not None
+    private_redis.stop()
+    # Started while Redis is down (as `serve --workers 2` says): half of the backend, alone.
+    monkeypatch.setenv("AIPLANE_SHARED_PROCESSES", "2")
+    b = Process(private_redis, redis_prefix, 0.6, cap=2)
+    assert b.queue.fallback
+    assert b.ask()[0] is not None
+    assert _on_engine(a, b) == 2
+    private_redis.start()  # empty: it knows neither a's request nor b's
+
+    # b comes back first: it lists its own request; a's is not listed yet, so Redis must not
+    # hand out what looks free.
+    assert b.queue.rejoin()
+    late, w = b.ask()
+    assert late is None
+    assert _on_engine(a, b) == 2
+    a.queue.renew()  # a notices the restart and lists its request
+    a.queue.dispatch_pass()
+
+    # Once everybody is listed the line works again: a's release goes to b's waiter.
+    running.release()
+    _until(lambda: w.state == ADMITTED, lambda: (a.queue.renew(), b.queue.dispatch_pass()))
+    assert _on_engine(a, b) == 2
+
+
+def test_a_process_whose_leases_were_reaped_while_it_stalled_notices_and_keeps_the_limit(
+    private_redis: RedisServer, redis_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    lease = 0.5
+    a = Process(private_redis, redis_prefix, lease, cap=1)
+    b = Process(private_redis, redis_prefix, lease, cap=1)
+    running, _ = a.ask()
+    assert running is not None
+    queued, a_waiter = a.ask()
+    assert queued is None
+    r = connect(private_redis.url)
+
+    def lease_lapsed() -> bool:
+        seconds, micros = r.time()
+        now_ms = seconds * 1000 + micros // 1000
+        return r.zcount(f"{redis_prefix}l:b", now_ms, "+inf") == 0
+
+    # a says nothing for longer than its lease (its loop is blocked): b's renewals reap it and
+    # b is given the slot, while a's request still runs on the engine.
+    _until(
+        lambda: lease_lapsed() and r.zscore(f"{redis_prefix}procs", a.queue.process) is None,
+        b.queue.renew,
+    )
+    taken, _ = b.ask()
+    assert taken is not None
+    assert _on_engine(a, b) == 2  # the stall itself: nothing a can do while it is stopped
+
+    # a's loop runs again: its renewal finds its lease gone, says so, and lists it again.
+    with caplog.at_level(logging.WARNING, logger="aiplane.gateway"):
+        a.queue.renew()
+
+    # Two run where one fits: nothing more is granted on the backend until they are done.
+    taken.release()
+    again, b_waiter = b.ask()
+    assert again is None
+    assert _on_engine(a, b) == 1
+    assert a.queue.leases_lost == 1
+    assert [rec for rec in caplog.records if "lost" in rec.getMessage()]
+    assert a_waiter.state == WAITING
+    running.release()  # a's waiter, listed again, was first in line
+    assert a_waiter.state == ADMITTED and a_waiter.acquired is not None
+    assert _on_engine(a, b) == 1
+    a_waiter.acquired.release()
+    b.queue.take_grants()
+    assert b_waiter.state == ADMITTED
+    assert _on_engine(a, b) == 1
