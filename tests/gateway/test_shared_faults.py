@@ -128,3 +128,30 @@ def test_a_process_whose_leases_were_reaped_while_it_stalled_notices_and_keeps_t
     b.queue.take_grants()
     assert b_waiter.state == ADMITTED
     assert _on_engine(a, b) == 1
+
+
+def test_an_outage_that_begins_while_one_process_holds_more_than_its_share_keeps_the_bound(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    """The documented gap: entering an outage, shares only bound what is admitted from then on."""
+    procs = [Process(private_redis, redis_prefix, 3.0, cap=3) for _ in range(3)]
+    for p in procs:
+        p.queue.renew()  # each has now seen all three: shares of 1
+    a, b, c = sorted(procs, key=lambda p: p.queue.rank)
+    held = [a.ask()[0] for _ in range(3)]
+    assert all(held)
+    private_redis.stop()
+
+    # b and c fill their shares while a's requests, admitted through Redis, still run.
+    for p in (b, c):
+        assert p.ask()[0] is not None
+        assert p.ask()[0] is None
+    assert _on_engine(a, b, c) <= 3 + 1 + 1
+    assert a.ask()[0] is None  # a is over its share: it admits nothing of its own
+
+    # Once a's requests have ended, the shares bound the engine: max_inflight.
+    for acquired in held:
+        assert acquired is not None
+        acquired.release()
+    assert a.slot.inflight == 1  # its waiter, within its share
+    assert _on_engine(a, b, c) <= 3
