@@ -149,6 +149,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
         self.leases_lost = 0  # leases of running requests found lapsed on renewal
+        self._alone: set[str] = set()  # running requests admitted in fallback, not yet listed
         self.boot = ""
         # Until Redis has been seen: the processes expected (serve --workers sets it) and no
         # rank, so a process that starts during an outage takes only the floor of its share.
@@ -493,12 +494,15 @@ class SharedAdmissionQueue(AdmissionQueue):
         super()._admit(w, target, reordered, immediate=immediate)
         if w.acquired is not None:
             self._leases[w.ref] = w.acquired
+            if self.fallback:
+                self._alone.add(w.ref)  # Redis never had its lease: none to lose
 
     def _on_release(self, acquired: Acquired) -> None:
         slot = acquired.target.slot
         slot.inflight -= 1
         ref = acquired.waiter.ref
         self._leases.pop(ref, None)
+        self._alone.discard(ref)
         if self.fallback:
             self._released_locally(ref, slot)
             return
@@ -621,13 +625,16 @@ class SharedAdmissionQueue(AdmissionQueue):
         for ref, acq in list(self._leases.items()):
             args += [acq.backend, ref]
         self._renewed = time.monotonic()
-        self._call("RENEW", args, partial(self._renewed_with, force), _nothing)
+        listed = set(self._leases) if self._alone else set()
+        self._call("RENEW", args, partial(self._renewed_with, force, listed), _nothing)
 
-    def _renewed_with(self, force: bool, answer: Any) -> None:
-        boot, processes, rank, reset, revived, lost_leases = answer
+    def _renewed_with(self, force: bool, listed: set[str], answer: Any) -> None:
+        boot, processes, rank, reset, revived, gone = answer
         lost = (reset and (self.boot != "" or force)) or revived
-        if lost_leases:
-            self._lost(len(lost_leases))
+        lapsed = [ref for ref in (r.decode() for r in gone) if ref not in self._alone]
+        self._alone -= listed
+        if lapsed:
+            self._lost(len(lapsed))
         self.boot = boot.decode()
         # The share in an outage counts every process seen lately, not just those that have
         # listed themselves since a Redis restart: fewer would give each too large a share.

@@ -155,3 +155,17 @@ def test_an_outage_that_begins_while_one_process_holds_more_than_its_share_keeps
         acquired.release()
     assert a.slot.inflight == 1  # its waiter, within its share
     assert _on_engine(a, b, c) <= 3
+
+
+def test_requests_admitted_alone_in_an_outage_are_listed_on_rejoin_and_not_counted_as_lost(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    a = Process(private_redis, redis_prefix, 3.0, cap=2)
+    r = connect(private_redis.url)
+    r.replicaof("127.0.0.1", 1)  # READONLY to every write, its data kept: an outage of a's own
+    alone, _ = a.ask()
+    assert alone is not None and a.queue.fallback
+    r.replicaof("no", "one")
+    assert a.queue.rejoin()
+    assert r.zrange(f"{redis_prefix}l:b", 0, -1) == [alone.waiter.ref.encode()]
+    assert a.queue.leases_lost == 0
