@@ -643,7 +643,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         while self._seen and self._seen[0][0] < now - SEEN_SECS:
             self._seen.pop(0)
         self.processes = max(n for _, n in self._seen)
-        self.rank = int(rank)
+        # A rank among fewer than that (others not listed again since a restart, or gone) may
+        # be another process's rank too: then no remainder, only the floor of the share.
+        self.rank = int(rank) if int(processes) >= self.processes else -1
         if lost:
             self._rebuild()
 

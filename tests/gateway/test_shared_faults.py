@@ -26,8 +26,12 @@ def private_redis() -> Iterator[RedisServer]:
 class Process:
     """One gateway process's queue and its own view of one backend (as its runtime has)."""
 
-    def __init__(self, server: RedisServer, prefix: str, lease_secs: float, cap: int) -> None:
-        self.queue = SharedAdmissionQueue(connect(server.url), prefix=prefix, lease_secs=lease_secs)
+    def __init__(
+        self, server: RedisServer, prefix: str, lease_secs: float, cap: int, name: str = ""
+    ) -> None:
+        self.queue = SharedAdmissionQueue(
+            connect(server.url), prefix=prefix, process=name or None, lease_secs=lease_secs
+        )
         self.slot = Slot("b", max_inflight=cap)
         self.route = Route(
             key="r", primary=(Target(self.slot, "m"),), fallback=(), strategy="least_inflight"
@@ -169,3 +173,22 @@ def test_requests_admitted_alone_in_an_outage_are_listed_on_rejoin_and_not_count
     assert a.queue.rejoin()
     assert r.zrange(f"{redis_prefix}l:b", 0, -1) == [alone.waiter.ref.encode()]
     assert a.queue.leases_lost == 0
+
+
+def test_shares_taken_from_a_redis_still_rebuilding_add_up_to_no_more_than_max_inflight(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    # Shares of 2 and 1: a ranks first, and takes the remainder, once both are listed.
+    a, b = (Process(private_redis, redis_prefix, 3.0, cap=3, name=name) for name in "ab")
+    for p in (a, b):
+        p.queue.renew()
+    assert [(p.queue.processes, p.queue.rank) for p in (a, b)] == [(2, 0), (2, 1)]
+    private_redis.stop()
+    private_redis.start()  # empty
+    b.queue.renew()  # listed alone: first of one
+    a.queue.renew()  # first of both
+    private_redis.stop()  # again, before b renewed among both
+
+    for p in (a, b, a, b, a, b):
+        p.ask()
+    assert _on_engine(a, b) <= 3
