@@ -201,11 +201,17 @@ def _shared_families(live: list[Any]) -> Iterator[Metric]:
         "aiplane_shared_admission_fallbacks", "Times this process fell back to local admission."
     )
     fallbacks.add_metric([], queue.fallbacks)
+    lost = CounterMetricFamily(
+        "aiplane_shared_leases_lost",
+        "Slot leases of running requests that lapsed while this process was silent (a stalled "
+        "loop); their backend may have run more than its limit until they ended.",
+    )
+    lost.add_metric([], queue.leases_lost)
     processes = GaugeMetricFamily(
         "aiplane_shared_processes", "Gateway processes sharing admission, as last seen."
     )
     processes.add_metric([], queue.processes)
-    yield from (fallback, fallbacks, processes)
+    yield from (fallback, fallbacks, lost, processes)
     names = sorted(name for name, slot in list(rt.slots.items()) if not slot.removed)
     state = queue.shared_state(names, limit=0)
     if state is None:

@@ -19,8 +19,12 @@ Faults:
   split over the processes last seen alive, so their sum stays within it), says so in the log
   and in `aiplane_shared_admission_fallback`, and rejoins when Redis takes a write again,
   listing its running requests and waiters anew and releasing the requests that ended meanwhile.
-- Redis restarted empty: the first renewal that notices sets a short settling time in which
-  nothing is granted, and every live process lists its leases and waiters again within it.
+- A process that stalls longer than its lease has its leases reaped and their slots granted to
+  others; its next renewal finds them gone, warns, counts them (`leases_lost`) and lists them
+  again, so Redis counts what runs and grants nothing more there until enough have ended.
+- Redis restarted empty: the first renewal that reaches it (from a process that knew it, or one
+  that admitted alone meanwhile) sets a short settling time in which nothing is granted, and
+  every live process lists its leases and waiters again within it.
 """
 
 from __future__ import annotations
@@ -144,6 +148,8 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._writer: asyncio.Task[None] | None = None
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
+        self.leases_lost = 0  # leases of running requests found lapsed on renewal
+        self._alone: set[str] = set()  # running requests admitted in fallback, not yet listed
         self.boot = ""
         # Until Redis has been seen: the processes expected (serve --workers sets it) and no
         # rank, so a process that starts during an outage takes only the floor of its share.
@@ -488,12 +494,15 @@ class SharedAdmissionQueue(AdmissionQueue):
         super()._admit(w, target, reordered, immediate=immediate)
         if w.acquired is not None:
             self._leases[w.ref] = w.acquired
+            if self.fallback:
+                self._alone.add(w.ref)  # Redis never had its lease: none to lose
 
     def _on_release(self, acquired: Acquired) -> None:
         slot = acquired.target.slot
         slot.inflight -= 1
         ref = acquired.waiter.ref
         self._leases.pop(ref, None)
+        self._alone.discard(ref)
         if self.fallback:
             self._released_locally(ref, slot)
             return
@@ -616,11 +625,16 @@ class SharedAdmissionQueue(AdmissionQueue):
         for ref, acq in list(self._leases.items()):
             args += [acq.backend, ref]
         self._renewed = time.monotonic()
-        self._call("RENEW", args, partial(self._renewed_with, force), _nothing)
+        listed = set(self._leases) if self._alone else set()
+        self._call("RENEW", args, partial(self._renewed_with, force, listed), _nothing)
 
-    def _renewed_with(self, force: bool, answer: Any) -> None:
-        boot, processes, rank, reset = answer
-        lost = reset and (self.boot != "" or force)
+    def _renewed_with(self, force: bool, listed: set[str], answer: Any) -> None:
+        boot, processes, rank, reset, revived, gone = answer
+        lost = (reset and (self.boot != "" or force)) or revived
+        lapsed = [ref for ref in (r.decode() for r in gone) if ref not in self._alone]
+        self._alone -= listed
+        if lapsed:
+            self._lost(len(lapsed))
         self.boot = boot.decode()
         # The share in an outage counts every process seen lately, not just those that have
         # listed themselves since a Redis restart: fewer would give each too large a share.
@@ -629,9 +643,25 @@ class SharedAdmissionQueue(AdmissionQueue):
         while self._seen and self._seen[0][0] < now - SEEN_SECS:
             self._seen.pop(0)
         self.processes = max(n for _, n in self._seen)
-        self.rank = int(rank)
+        # A rank among fewer than that (others not listed again since a restart, or gone) may
+        # be another process's rank too: then no remainder, only the floor of the share.
+        self.rank = int(rank) if int(processes) >= self.processes else -1
         if lost:
             self._rebuild()
+
+    def _lost(self, n: int) -> None:
+        """Leases that lapsed while this process said nothing for longer than a lease (a
+        stalled loop, an outage of its own): Redis may have granted their slots to others, so
+        the backend may run more than its limit until these requests end. The renewal listed
+        them again, so nothing more is granted there meanwhile."""
+        self.leases_lost += n
+        log.warning(
+            "%d shared admission lease(s) of this process lapsed and were lost (it was silent "
+            "for longer than the %.1f s lease): listed again, nothing more is granted on "
+            "their backends until enough requests there have ended",
+            n,
+            self.lease_secs,
+        )
 
     def _probe(self, client: Any) -> Any:
         """A write, not a ping: a replica (READONLY) or a full Redis (OOM) answers pings."""

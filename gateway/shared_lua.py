@@ -217,22 +217,32 @@ return g
 )
 
 # ARGV: P ME TTL proc_ttl boot_seen settle_ms force n [backend ref]*n
-# -> {boot, processes, rank, reset}: reset = 1 when Redis lost the shared state since boot_seen
-# (or `force`: a process back from an outage, whose leases may have lapsed, lists them again)
+# -> {boot, processes, rank, reset, revived, lost}: reset = 1 when Redis lost the shared state
+# since boot_seen (or `force`: a process back from an outage, whose leases may have lapsed, lists
+# them again); revived = 1 when ME had been given up for dead (its waiters were dropped); lost =
+# the refs of its leases that had lapsed and were gone, listed again now.
 RENEW = (
     _COMMON
     + """
 local proc_ttl, seen, settle = tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local force = ARGV[7] == '1'
 local boot = redis.call('GET', P .. 'boot')
 local reset = 0
 if not boot then
   boot = tostring(NOW) .. ':' .. ME
   redis.call('SET', P .. 'boot', boot)
-  if seen ~= '' then
+  -- Not a first start: this process knew Redis before, or it admitted alone in an outage
+  -- (force). Either way others may run requests Redis no longer knows: grant nothing until
+  -- they have listed them.
+  if seen ~= '' or force then
     redis.call('SET', P .. 'settling', '1', 'PX', settle)
   end
 end
-if boot ~= seen or ARGV[7] == '1' then reset = 1 end
+local restarted = boot ~= seen
+if restarted or force then reset = 1 end
+-- Given up for dead while it said nothing (a stalled loop): its waiters were dropped.
+local revived = 0
+if not restarted and not alive(ME) then revived = 1 end
 redis.call('ZADD', P .. 'procs', NOW + proc_ttl, ME)
 local dead = redis.call('ZRANGEBYSCORE', P .. 'procs', '-inf', '(' .. NOW)
 for _, d in ipairs(dead) do
@@ -240,20 +250,24 @@ for _, d in ipairs(dead) do
   redis.call('DEL', P .. 'pw:' .. d, P .. 'g:' .. d)
   redis.call('ZREM', P .. 'procs', d)
 end
+-- Every running request is listed, even where the backend now looks full: it runs on the
+-- engine all the same, and counting it keeps anything more from being granted there until
+-- enough have ended. A lease gone from a Redis that kept its state had lapsed: it is lost
+-- (its slot may have gone to another request meanwhile).
+local lost = {}
 local n = tonumber(ARGV[8])
 for i = 0, n - 1 do
   local b, ref = ARGV[9 + 2 * i], ARGV[10 + 2 * i]
-  if reset == 1 then
-    redis.call('ZADD', P .. 'l:' .. b, NOW + TTL, ref)
-  else
-    redis.call('ZADD', P .. 'l:' .. b, 'XX', NOW + TTL, ref)
+  if not restarted and not redis.call('ZSCORE', P .. 'l:' .. b, ref) then
+    table.insert(lost, ref)
   end
+  redis.call('ZADD', P .. 'l:' .. b, NOW + TTL, ref)
 end
 local names = redis.call('ZRANGE', P .. 'procs', 0, -1)
 table.sort(names)
 local rank = 0
 for i, name in ipairs(names) do if name == ME then rank = i - 1 end end
-return {boot, #names, rank, reset}
+return {boot, #names, rank, reset, revived, lost}
 """
 )
 

@@ -177,6 +177,13 @@ def cluster(
     c.stop()
 
 
+def _measured(engine: Any) -> int:
+    """The most the engine ran at once since the last measure; the next one starts now."""
+    seen = int(engine_stats(engine)["max_open_seen"])
+    httpx.post(engine.url + "/sim/reset").raise_for_status()
+    return seen
+
+
 def _engine(make_sim: Any, **config: Any) -> Any:
     return make_sim(**config)
 
@@ -279,25 +286,37 @@ def test_redis_stopped_and_restarted_mid_run_hangs_nothing_and_admits_no_more_th
     httpx.post(engine.url + "/sim/reset").raise_for_status()
     done = []
     stop_at = time.monotonic() + 5.0
+    stopped = [float("inf")]
+    # Per client: whether it has started a request since Redis stopped. Each client has one
+    # request at a time, so once all have, every request admitted through Redis has ended.
+    since_stop = [False] * 12
 
     def client(n: int) -> None:
         p = gateways[n % 3]
         while time.monotonic() < stop_at:
+            since_stop[n] = since_stop[n] or time.monotonic() > stopped[0]
             done.append(p.chat(key, "x", timeout=20).status_code)
 
     with ThreadPoolExecutor(max_workers=12) as pool:
         clients = [pool.submit(client, n) for n in range(12)]
         time.sleep(1.0)
+        before = _measured(engine)
         private_redis.stop()  # every process falls back to its share: 1 of the 3 slots
-        time.sleep(1.5)
+        stopped[0] = time.monotonic()
+        wait_until(lambda: all(since_stop), "the requests admitted through Redis end")
+        entering = _measured(engine)
+        time.sleep(max(0.0, stopped[0] + 1.5 - time.monotonic()))
         private_redis.start()  # empty: the processes rebuild it (2.5 s of settling)
         for f in clients:
             f.result(timeout=60)  # nobody hangs
     assert set(done) == {200}, sorted(set(done))
-    # The documented bound while some processes are cut off and the others are not (they
-    # notice the outage, and rejoin, at different moments): max_inflight plus the cut-off
-    # processes' shares, here 3 + 1 + 1. Without the fallback's shares it would be 3 x 3.
-    assert engine_stats(engine)["max_open_seen"] <= 3 + 2
+    assert before <= 3
+    # Entering the outage, a process that held more than its share goes on running those
+    # requests while the others fill their shares: the documented bound is max_inflight plus
+    # the others' shares (3 + 1 + 1), until the requests admitted through Redis end.
+    assert entering <= 3 + 2
+    # From then on, through the outage, the empty restart and the rebuild: max_inflight.
+    assert engine_stats(engine)["max_open_seen"] <= 3
     wait_until(lambda: cluster.processes_alive() == 3, "every process rejoined", timeout=10)
 
 

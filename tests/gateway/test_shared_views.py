@@ -88,6 +88,7 @@ def test_the_live_queue_and_metrics_show_every_processs_waiters_and_shared_in_fl
     assert depth == {"low": 1.0, "medium": 0.0, "high": 1.0}
     assert scraped[("aiplane_shared_backend_inflight", frozenset({("backend", "solo")}))] == 1
     assert scraped[("aiplane_shared_admission_fallback", frozenset())] == 0
+    assert scraped[("aiplane_shared_leases_lost_total", frozenset())] == 0
 
 
 def test_a_topology_change_announced_by_another_process_is_installed_here_at_once(
