@@ -542,7 +542,7 @@ def _plain(err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
 def parse_body(raw: bytes) -> dict[str, Any]:
     """A request body as a JSON object, or a 400 that says what is wrong with it."""
     try:
-        body = wire_json.loads(raw)
+        body = wire_json.loads_body(raw)
     except RecursionError:
         raise BadRequest("The request body is nested too deeply.") from None
     except ValueError as err:  # UnicodeDecodeError included

@@ -48,6 +48,13 @@ else:
     _Base = object  # at run time the mixins sit in front of the uvicorn class they extend
 
 
+# The scope key of a future the connection resolves when the client goes away before its answer
+# is complete. The app awaits it instead of a task per request that waits on `receive()` for
+# `http.disconnect` (a task's creation, its first step and its cancellation cost more than
+# the rest of a request's reading); servers without it (daphne) get that task.
+GONE = "aiplane.gone"
+
+
 @dataclass(frozen=True)
 class Bounds:
     """How long a client may take to send a request, and how many connections a process holds."""
@@ -236,13 +243,6 @@ class _Bounded(_Base):
         self.transport.close()
 
 
-# The scope key of a future the connection resolves when the client goes away before its answer
-# is complete. The app awaits it instead of a task per request that waits on `receive()` for
-# `http.disconnect` (a task's creation, its first step and its cancellation cost more than
-# the rest of a request's reading); servers without it (daphne) get that task.
-GONE = "aiplane.gone"
-
-
 class _StatusLineHeld:
     """A cycle's transport that holds its answer's status line and headers for the first piece
     of the body, so both leave in one write.
@@ -353,7 +353,9 @@ class _H11Bounds(_Bounded):
             return
         cycle = self.cycle
         if cycle is not None and GONE not in cycle.scope:
-            # A new request's task has been created, not yet run: its future is there first.
+            # A request's task was created in this read and has not run yet, so its future is
+            # there first; one started later (a pipelined request, after the answer before
+            # it) has none and learns of a disconnect from `receive()`.
             cycle.scope[GONE] = self.loop.create_future()  # type: ignore[literal-required]
         state = self.conn.their_state
         if state is h11.IDLE:

@@ -95,20 +95,24 @@ class SharedLink:
         if kind in self.applying:
             self._again.add(kind)
             return
-        self.applying[kind] = asyncio.ensure_future(self._apply(kind))
+        task = self.applying[kind] = asyncio.ensure_future(self._apply(kind))
+        # Not a `finally` in _apply: a task cancelled before its first step never runs one,
+        # and its kind would then never be applied again.
+        task.add_done_callback(lambda done: self._applied(kind, done))
+
+    def _applied(self, kind: str, task: asyncio.Future[None]) -> None:
+        if self.applying.get(kind) is task:
+            del self.applying[kind]
 
     async def _apply(self, kind: str) -> None:
-        try:
-            while True:
-                self._again.discard(kind)
-                try:
-                    await self.apply_change(kind)
-                except Exception:
-                    log.exception("could not apply a %s change from another process", kind)
-                if kind not in self._again:
-                    return
-        finally:
-            del self.applying[kind]
+        while True:
+            self._again.discard(kind)
+            try:
+                await self.apply_change(kind)
+            except Exception:
+                log.exception("could not apply a %s change from another process", kind)
+            if kind not in self._again:
+                return
 
     async def keep(self) -> None:
         """Renew this process's liveness and leases; in fallback, try to rejoin."""
