@@ -120,6 +120,13 @@ class Route:
             return up  # primaries are up but excluded by a retry: not an outage, no fallback
         return tuple(t for t in self.fallback if t.slot.usable and t.slot.name not in excluded)
 
+    def has_usable(self) -> bool:
+        """Whether any target is up: `usable_targets()` is non-empty, without building it."""
+        for t in self.primary:
+            if t.slot.usable:
+                return True
+        return any(t.slot.usable for t in self.fallback)
+
     def slots(self) -> Iterable[Slot]:
         for t in self.primary:
             yield t.slot

@@ -238,7 +238,7 @@ class GatewayApp:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         surface.check_route(body, route, rt.snapshot.upstreams)
-        if not route.usable_targets():
+        if not route.has_usable():
             # Waiting the whole budget for a backend that is down helps nobody: say so now.
             raise NoHealthyBackend(
                 f"No healthy backend serves '{model}' right now (all are down or disabled); "
@@ -462,7 +462,7 @@ class GatewayApp:
         """The wait budget ran out: because nothing was free, or nothing was up."""
         wait = self.runtime.settings.upstream_wait_secs
         retry_after = max(1.0, min(wait, 30.0))
-        if not route.usable_targets():
+        if not route.has_usable():
             return NoHealthyBackend(
                 f"No healthy backend for '{model}' came back within {wait:.0f} seconds; "
                 "try again later.",
