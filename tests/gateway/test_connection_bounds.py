@@ -20,6 +20,10 @@ from gateway.serving import ThreadedServer
 from tests.gateway.conftest import LiveGateway, add_backend, build_app
 from tests.gateway.drive import HTTP, chat, inflight, key_for, wait_until, waiting
 
+# The database only sets the test up (connection bounds are the HTTP protocol's):
+# the PostgreSQL pass of `make test` leaves it to the SQLite pass.
+pytestmark = pytest.mark.database_neutral
+
 # Generous: every wait below ends far sooner when the server does its part.
 WAIT = 10.0
 LONG = 60.0  # a bound a test does not exercise
