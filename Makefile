@@ -39,6 +39,10 @@ test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
+# The PostgreSQL pass runs only the tests that touch the database (tests/conftest.py), and of those
+# not the ones marked database_neutral, which use it only to set up and which the SQLite pass runs:
+# tests/gateway/test_connection_bounds.py, test_v1_engine_faults.py, test_v1_waiting.py and
+# test_v1_priority.py.
 test-postgres: $(STAMP)
 	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" tests/accounts tests/gateway
 

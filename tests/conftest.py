@@ -19,13 +19,17 @@ _DATABASE_FIXTURES = frozenset({"db", "transactional_db", "live_server"})
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With AIPLANE_DATABASE_TESTS_ONLY (the PostgreSQL pass of `make test`), run only the tests
     that touch the database: the rest (the queue's pure core, translations, the sim) have
-    already run once and would only run again."""
+    already run once and would only run again. So would those marked `database_neutral`, which
+    need a database only to set up users, tokens and backends, and check what happens on the
+    wire (connection bounds, engine faults, waiting and priority order)."""
     if not os.environ.get("AIPLANE_DATABASE_TESTS_ONLY"):
         return
     kept, dropped = [], []
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         touches = bool(names & _DATABASE_FIXTURES) or item.get_closest_marker("django_db")
+        if item.get_closest_marker("database_neutral"):
+            touches = False
         (kept if touches else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

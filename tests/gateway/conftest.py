@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -49,15 +51,46 @@ def make_sim() -> Iterator[Callable[..., SimServer]]:
         server.stop()
 
 
-@pytest.fixture
-def gateway(transactional_db: None) -> Iterator[LiveGateway]:
+@contextlib.contextmanager
+def _activity_writer_in_thread_unless_chosen() -> Iterator[None]:
+    """While an app is built: its activity records go through its database thread, unless the
+    test (or the environment) chose AIPLANE_ACTIVITY_WRITER.
+
+    The default child process costs each live gateway a Python start and its database
+    connection (about half a second of CPU on two shared cores, and its exit is awaited when the
+    gateway stops); hundreds of tests that only need records stored paid it. The child process
+    keeps its own tests (tests/gateway/test_activity_writer.py, the `live` fixture of
+    test_activity.py, both modes) and serves the browser tests' gateway. Only while building:
+    subprocesses a test starts later inherit no choice.
+    """
+    if "AIPLANE_ACTIVITY_WRITER" in os.environ:
+        yield
+        return
+    os.environ["AIPLANE_ACTIVITY_WRITER"] = "thread"
+    try:
+        yield
+    finally:
+        os.environ.pop("AIPLANE_ACTIVITY_WRITER", None)
+
+
+def build_app() -> Any:
+    """The whole app as `manage.py serve` assembles it, health and detection loops off (tests
+    probe health and detect explicitly)."""
     from django.core.asgi import get_asgi_application
 
     from aiplane.wiring import build_application
+
+    with _activity_writer_in_thread_unless_chosen():
+        app = build_application(get_asgi_application())
+    app.runtime.background = False
+    return app
+
+
+@pytest.fixture
+def gateway(transactional_db: None) -> Iterator[LiveGateway]:
     from gateway.serving import ThreadedServer, configured_bounds
 
-    app = build_application(get_asgi_application())
-    app.runtime.background = False  # tests probe health and detect explicitly
+    app = build_app()
     # Served as `manage.py serve` serves it: with the connection bounds of production.
     with ThreadedServer(app, bounds=configured_bounds()) as server:
         yield LiveGateway(url=server.url, app=app)

@@ -17,8 +17,12 @@ from websockets.sync.client import connect
 
 from gateway.protocol import Bounds, _StatusLineHeld
 from gateway.serving import ThreadedServer
-from tests.gateway.conftest import LiveGateway, add_backend
+from tests.gateway.conftest import LiveGateway, add_backend, build_app
 from tests.gateway.drive import HTTP, chat, inflight, key_for, wait_until, waiting
+
+# The database only sets the test up (connection bounds are the HTTP protocol's):
+# the PostgreSQL pass of `make test` leaves it to the SQLite pass.
+pytestmark = pytest.mark.database_neutral
 
 # Generous: every wait below ends far sooner when the server does its part.
 WAIT = 10.0
@@ -29,15 +33,10 @@ QUICK = Bounds(header=0.3, body=LONG, body_idle=0.3, keepalive=0.3, max_connecti
 @pytest.fixture(params=["httptools", "h11"])
 def serve(request: Any, transactional_db: None) -> Iterator[Callable[[Bounds], Any]]:
     """Start the whole app with these bounds under the protocol of the test's parameter."""
-    from django.core.asgi import get_asgi_application
-
-    from aiplane.wiring import build_application
-
     started: list[ThreadedServer] = []
 
     def start(bounds: Bounds) -> Any:
-        app = build_application(get_asgi_application())
-        app.runtime.background = False  # tests probe health and detect explicitly
+        app = build_app()
         server = ThreadedServer(app, bounds=bounds, http=request.param)
         server.start()
         started.append(server)

@@ -28,6 +28,10 @@ from tests.gateway.drive import (
     wait_until,
 )
 
+# The database only sets the test up (what an engine's faults become on the wire):
+# the PostgreSQL pass of `make test` leaves it to the SQLite pass.
+pytestmark = pytest.mark.database_neutral
+
 SSE_HEAD = http_head(content_type="text/event-stream", transfer_encoding="chunked")
 JSON_CHUNKED_HEAD = http_head(content_type="application/json", transfer_encoding="chunked")
 EVENT = b'data: {"choices":[{"index":0,"delta":{"content":"tok0 "}}]}\n\n'

@@ -29,6 +29,10 @@ from tests.gateway.drive import (
     wait_until,
 )
 
+# The database only sets the test up (waiting for slots happens in the admission queue):
+# the PostgreSQL pass of `make test` leaves it to the SQLite pass.
+pytestmark = pytest.mark.database_neutral
+
 
 def read_until(sock: socket.socket, marker: bytes) -> bytes:
     data = b""
