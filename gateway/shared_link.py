@@ -47,6 +47,7 @@ class SharedLink:
         channels = [changes.channel()]
         if queue is not None:
             channels.append(f"{self.prefix}grant:{queue.process}")
+        me = asyncio.current_task()
         while True:
             client = connect_pubsub(self.url)
             pubsub = client.pubsub()  # subscribe confirmations count as signs of life too
@@ -60,6 +61,10 @@ class SharedLink:
                     # A connection can die without a word (a host gone, a half-open socket):
                     # after a quiet while ask, and give up on it if the next while stays quiet.
                     message = await pubsub.get_message(timeout=self.quiet_secs)
+                    if me is not None and me.cancelling():
+                        # redis-py can swallow a cancel that lands as its read times out (the
+                        # task still counts it): without this the listener would run on for ever.
+                        raise asyncio.CancelledError
                     if message is None:
                         if pinged:
                             raise redis.ConnectionError("the subscription stopped answering")

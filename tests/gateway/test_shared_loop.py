@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import signal
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -329,3 +330,25 @@ async def test_after_an_outage_an_old_listing_keeps_no_lease_of_a_running_reques
     # ...and the release Redis refused was sent again on rejoin: only `w` holds a lease.
     assert r.zrange(f"{redis_prefix}l:b", 0, -1) == [w.ref.encode()]
     await queue.close()
+
+
+async def test_a_cancelled_change_listener_stops_wherever_the_cancel_lands(
+    paused_redis: RedisServer,
+) -> None:
+    """redis-py can swallow a cancel that lands as a read times out; the listener must stop
+    all the same (the runtime's shutdown, a test's teardown would otherwise wait for ever)."""
+    from gateway.shared_link import SharedLink
+
+    async def apply(kind: str) -> None:
+        pass
+
+    rng = random.Random(11)
+    for _ in range(60):
+        link = SharedLink(paused_redis.url, prefix="c:", queue=None, apply_change=apply)
+        link.quiet_secs = 0.01  # a read times out every 10 ms: a cancel often lands on one
+        listening = asyncio.ensure_future(link.listen())
+        await asyncio.wait_for(link.listening.wait(), 10)
+        await asyncio.sleep(rng.random() * 0.03)
+        listening.cancel()
+        done, _ = await asyncio.wait({listening}, timeout=5)
+        assert done, "the listener went on after its cancel"
