@@ -132,6 +132,9 @@ def validate(body: object, *, counting: bool = False) -> None:
         raise _invalid("messages: a non-empty list of messages is required.")
     for i, message in enumerate(messages):
         _check_message(message, f"messages.{i}")
+    if all(message["role"] == "system" for message in messages):
+        # Instructions alone are no turn to answer; an empty one would leave chat no message.
+        raise _invalid("messages: at least one user or assistant message is required.")
     system = body.get("system")
     if system is not None and not isinstance(system, str):
         if not isinstance(system, list):

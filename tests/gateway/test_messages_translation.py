@@ -2017,6 +2017,13 @@ BODY = st.fixed_dictionaries(
 PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.parametrize("content", ["", "Be brief."])
+def test_a_conversation_of_system_messages_alone_is_refused(content: str) -> None:
+    body = {"model": "m", "max_tokens": 1, "messages": [{"role": "system", "content": content}]}
+    with pytest.raises(MessagesError, match="at least one user or assistant message"):
+        validate(body)
+
+
 @PROPERTY
 @given(BODY | JSON)
 def test_validate_and_to_chat_raise_nothing_but_messages_errors(body: Any) -> None:
