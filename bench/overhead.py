@@ -13,10 +13,13 @@ same engine through aiplane, then prints the differences and ratios against the 
     limits, beside one with none, taking turns on the same gateway): at most +0.2 ms added
     p50 at concurrency 1 and at most 10% less throughput at 64
     against the bare-proxy ceiling (bench/bare_proxy.py, FACTS.md) in the same run: gateway
-    throughput at 64 >= 0.7x the bare proxy's (aim 0.9x), added p50 at 1 <= 1.8x (aim 1.2x)
+    throughput at 64 >= 0.7x the bare proxy's (aim 0.9x), added p50 at 1 <= 1.8x (aim 1.2x);
+    the throughput ratio is the median of --rounds turns of the two (and of --baseline REV's
+    gateway, when given, to show what a change since REV costs)
 
     .venv/bin/python bench/overhead.py [--server uvicorn|daphne] [--seconds 5] [--requests 2000]
                                        [--observability on|off|both] [--pairs 40] [--pair-seconds 1]
+                                       [--rounds 8] [--round-seconds 3] [--baseline REV]
                                        [--allowances] [--shared]
 
 --shared compares, in one run, local admission with shared admission on a private redis-server
@@ -83,12 +86,25 @@ def wait_ready(port: int, path: str, timeout: float = 30.0) -> None:
     raise RuntimeError(f"nothing answered on port {port}")
 
 
+def gateway_env(data_dir: Path, root: Path = ROOT, **extra: str) -> dict[str, str]:
+    """The environment of a gateway (and its set-up scripts) on its own SQLite database."""
+    return {
+        **os.environ,
+        "AIPLANE_DATA_DIR": str(data_dir),
+        "DATABASE_URL": f"sqlite:///{data_dir}/db",
+        "AIPLANE_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(root),
+        "DJANGO_SETTINGS_MODULE": "aiplane.settings",
+        **extra,
+    }
+
+
 @contextlib.contextmanager
-def process(args: list[str], env: dict[str, str]):
+def process(args: list[str], env: dict[str, str], cwd: Path = ROOT):
     proc = subprocess.Popen(
         args,
         env=env,
-        cwd=ROOT,
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -114,12 +130,18 @@ GENEROUS = [
 
 
 def prepare_gateway(
-    env: dict[str, str], sim_port: int, extra_settings: dict, *, allowances: bool = False
+    env: dict[str, str],
+    sim_port: int,
+    extra_settings: dict,
+    *,
+    allowances: bool = False,
+    root: Path = ROOT,
 ) -> list[str]:
     """Migrate a fresh SQLite database, register the engine, and return a bearer token (and,
-    with `allowances`, a second one whose owner's group has the GENEROUS limits)."""
+    with `allowances`, a second one whose owner's group has the GENEROUS limits). `root` is the
+    source tree whose code runs it (another revision's, for --baseline)."""
     subprocess.run(
-        [PY, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=ROOT, check=True
+        [PY, "manage.py", "migrate", "--noinput", "-v", "0"], env=env, cwd=root, check=True
     )
     script = f"""
 import django, json
@@ -142,7 +164,7 @@ if {allowances!r}:
     print(token_create(owner=limited, name="bench-limited")[1])
 """
     out = subprocess.run(
-        [PY, "-c", script], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+        [PY, "-c", script], env=env, cwd=root, check=True, capture_output=True, text=True
     )
     return out.stdout.strip().splitlines()[-(2 if allowances else 1) :]
 
@@ -294,6 +316,50 @@ def throughput(port: int, body: dict, headers: dict, conc: int, seconds: float) 
     return load(port, body, headers, conc, seconds).rps
 
 
+@dataclass
+class Turns:
+    rps: list[float]
+    cpu_us: list[float]  # the server's CPU per request served, µs
+
+
+def rounds(
+    contestants: dict[str, tuple[int, dict, int]], n: int, seconds: float
+) -> dict[str, Turns]:
+    """Throughput at concurrency 64 of each contestant (port, headers, pid), taking turns: every
+    round runs each once, in an order rotated by one each round. On this host the direct engine
+    alone measured 7.6k to 11.2k requests/s a few minutes apart, so one run of each, one after
+    the other, compares two different machines; within a round they share the same one."""
+    names = list(contestants)
+    out = {name: Turns([], []) for name in names}
+    for r in range(n):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            port, headers, pid = contestants[name]
+            cpu = cpu_seconds(pid)
+            run = load(port, CHAT, headers, 64, seconds)
+            out[name].rps.append(run.rps)
+            out[name].cpu_us.append((cpu_seconds(pid) - cpu) / run.served * 1e6)
+    return out
+
+
+def median_ratio(top: list[float], bottom: list[float]) -> float:
+    return statistics.median(t / b for t, b in zip(top, bottom, strict=True))
+
+
+@contextlib.contextmanager
+def source_tree(rev: str):
+    """The source of another revision of this repository, to run beside this one."""
+    tree = Path(tempfile.mkdtemp(prefix="aiplane-baseline-"))
+    git, tar = shutil.which("git") or "git", shutil.which("tar") or "tar"
+    archive = subprocess.run(
+        [git, "-C", str(ROOT), "archive", rev], capture_output=True, check=True
+    ).stdout
+    subprocess.run([tar, "-x", "-C", str(tree)], input=archive, check=True)
+    try:
+        yield tree
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of a process and its children (the activity writer), from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -352,6 +418,16 @@ def main() -> int:
     parser.add_argument("--pair-seconds", type=float, default=1.0, help="per run of a pair")
     parser.add_argument("--blocks", type=int, default=10, help="fresh gateway pairs for 'both'")
     parser.add_argument(
+        "--rounds", type=int, default=8, help="turns of the bare proxy and the gateway at c64"
+    )
+    parser.add_argument("--round-seconds", type=float, default=3.0, help="per run of a round")
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also run the gateway of another git revision (e.g. the one an issue was filed "
+        "at) in the same rounds, and print this one's throughput against it",
+    )
+    parser.add_argument(
         "--allowances",
         action="store_true",
         help="also measure a token with allowances against one without, taking turns",
@@ -365,14 +441,7 @@ def main() -> int:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="aiplane-bench-"))
-    env = {
-        **os.environ,
-        "AIPLANE_DATA_DIR": str(tmp),
-        "DATABASE_URL": f"sqlite:///{tmp}/db",
-        "AIPLANE_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-        "DJANGO_SETTINGS_MODULE": "aiplane.settings",
-    }
+    env = gateway_env(tmp)
     sim_port = free_port()
     tokens = prepare_gateway(
         env, sim_port, {"gateway.priority_enabled": True}, allowances=args.allowances
@@ -410,10 +479,10 @@ def main() -> int:
         running.enter_context(process(sim_cmd, env))
         wait_ready(sim_port, "/health")
         with contextlib.ExitStack() as first:
-            gw_port, _ = start(first, modes[0])
+            gw_port, gw_proc = start(first, modes[0])
             bare_port = free_port()
             bare_env = {**env, "AIPLANE_BARE_UPSTREAM": f"http://127.0.0.1:{sim_port}"}
-            first.enter_context(process(bare_proxy_cmd(bare_port), bare_env))
+            bare_proc = first.enter_context(process(bare_proxy_cmd(bare_port), bare_env))
             wait_ready(bare_port, "/")
             latencies(sim_port, CHAT, {}, 200, first_byte=False)
             latencies(bare_port, CHAT, {}, 200, first_byte=False)
@@ -444,6 +513,27 @@ def main() -> int:
             results[f"gateway rps c64 (obs {modes[0]})"] = throughput(
                 gw_port, CHAT, auth, 64, args.seconds
             )
+            contestants = {
+                "bare": (bare_port, {}, bare_proc.pid),
+                "gateway": (gw_port, auth, gw_proc.pid),
+            }
+            if args.baseline:
+                tree = first.enter_context(source_tree(args.baseline))
+                base_dir = tmp / "baseline"
+                base_dir.mkdir()
+                base_env = gateway_env(base_dir, tree, AIPLANE_OBSERVABILITY=modes[0])
+                (base_token,) = prepare_gateway(
+                    base_env, sim_port, {"gateway.priority_enabled": True}, root=tree
+                )
+                base_auth = {"Authorization": f"Bearer {base_token}"}
+                base_port = free_port()
+                base_proc = first.enter_context(
+                    process(gateway_cmd(args.server, base_port), base_env, cwd=tree)
+                )
+                wait_ready(base_port, "/api/v0/session/csrf")
+                latencies(base_port, CHAT, base_auth, 200, first_byte=False)  # warm-up
+                contestants["baseline"] = (base_port, base_auth, base_proc.pid)
+            turns = rounds(contestants, args.rounds, args.round_seconds)
             if args.allowances:
                 # The two tokens take turns on the same gateway, in alternating order, so that
                 # what else the two cores do falls on both alike.
@@ -505,9 +595,22 @@ def main() -> int:
         "  stream throughput c64 gateway/direct "
         f"{results['gateway stream rps c64'] / results['direct stream rps c64']:.3f}"
     )
-    bare_rps = results[first] / results["bare proxy rps c64"]
+    bare_rps = median_ratio(turns["gateway"].rps, turns["bare"].rps)
+    per_round = (g / b for g, b in zip(turns["gateway"].rps, turns["bare"].rps, strict=True))
+    print(f"  per round gateway/bare proxy         {' '.join(f'{r:.3f}' for r in per_round)}")
+    for name, turn in turns.items():
+        print(
+            f"  {name:9s} rps c64 / CPU per request  {statistics.median(turn.rps):8.0f} / "
+            f"{statistics.median(turn.cpu_us):.0f} µs   (medians of rounds)"
+        )
+    if args.baseline:
+        base = args.baseline[:12]
+        base_bare = median_ratio(turns["baseline"].rps, turns["bare"].rps)
+        ours_base = median_ratio(turns["gateway"].rps, turns["baseline"].rps)
+        print(f"  throughput c64 {base}/bare proxy  {base_bare:.3f}   (median of rounds)")
+        print(f"  throughput c64 gateway/{base}     {ours_base:.3f}   (>= 1: costs nothing)")
     bare_p50 = results["added p50 ms"] / max(results["bare proxy added p50 ms"], 1e-6)
-    print(f"  throughput c64 gateway/bare proxy    {bare_rps:.3f}   (>= 0.7, aim 0.9)")
+    print(f"  throughput c64 gateway/bare proxy    {bare_rps:.3f}   (>= 0.7, aim 0.9; median)")
     print(f"  added p50 c1 gateway/bare proxy      {bare_p50:.3f}   (<= 1.8, aim 1.2)")
     messages_p50 = results["messages added p50 ms"] - results["added p50 ms"]
     messages_ttft = results["messages added TTFT p99 ms"] - results["added TTFT p99 ms"]

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.overhead import free_port, pct, process, wait_ready
+from bench.overhead import free_port, gateway_env, pct, process, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -174,15 +174,7 @@ def main() -> int:
         return 2
     tmp = Path(tempfile.mkdtemp(prefix="aiplane-propagation-"))
     redis_port, sim_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "AIPLANE_DATA_DIR": str(tmp),
-        "DATABASE_URL": f"sqlite:///{tmp}/db",
-        "AIPLANE_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-        "DJANGO_SETTINGS_MODULE": "aiplane.settings",
-        "AIPLANE_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-    }
+    env = gateway_env(tmp, AIPLANE_REDIS_URL=f"redis://127.0.0.1:{redis_port}/0")
     done = subprocess.run(
         [PY, "-c", SETUP],
         env=env,
