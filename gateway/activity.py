@@ -169,24 +169,43 @@ class Recorder:
         total = 0
         while self.buffer:
             batch = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
+            # A batch in flight is finished even when this flush is cancelled (the gateway
+            # stopping): only its answer tells whether it was stored, so abandoning it would
+            # either lose it or, sent again, store it twice. The writer bounds the wait.
+            write = asyncio.ensure_future(self.writer(batch))
             try:
-                rejected = await self.writer(batch) or ()
-            except Exception:
-                self.failures += 1
-                log.exception("could not write %d activity records; retrying later", len(batch))
-                # Put them back in front; if that overflows the buffer, the newest unwritten
-                # ones fall off the other end, and are counted.
-                self.dropped += max(0, len(self.buffer) + len(batch) - MAX_BUFFER)
-                self.buffer.extendleft(reversed(batch))
+                with contextlib.suppress(Exception):  # a failed write is settled below
+                    await asyncio.shield(write)
+            except asyncio.CancelledError:
+                await asyncio.wait([write])
+                self.written += self._settled(batch, write) or 0
+                raise
+            stored = self._settled(batch, write)
+            if stored is None:
                 break
-            for index, reason in rejected:
-                # repr: the row holds caller text, which must not be able to forge log lines.
-                log.warning("dropped an activity record the database refused (%r): %r",
-                            reason, batch[index])  # fmt: skip
-            self.rejected += len(rejected)
-            total += len(batch) - len(rejected)
+            total += stored
         self.written += total
         return total
+
+    def _settled(self, batch: list[Row], write: asyncio.Future[Any]) -> int | None:
+        """A finished write's outcome: how many rows of `batch` were stored, or None when it
+        failed and the batch went back in front (if that overflows the buffer, the newest
+        unwritten rows fall off the other end, and are counted)."""
+        err = None if write.cancelled() else write.exception()
+        if write.cancelled() or err is not None:
+            self.failures += 1
+            log.error("could not write %d activity records; retrying later", len(batch),
+                      exc_info=err)  # fmt: skip
+            self.dropped += max(0, len(self.buffer) + len(batch) - MAX_BUFFER)
+            self.buffer.extendleft(reversed(batch))
+            return None
+        rejected = write.result() or ()
+        for index, reason in rejected:
+            # repr: the row holds caller text, which must not be able to forge log lines.
+            log.warning("dropped an activity record the database refused (%r): %r",
+                        reason, batch[index])  # fmt: skip
+        self.rejected += len(rejected)
+        return len(batch) - len(rejected)
 
     async def run(self) -> None:
         start = getattr(self.writer, "start", None)

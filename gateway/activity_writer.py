@@ -19,7 +19,10 @@ are dropped and counted by the recorder: sending them again would fail again). A
 answers `error <reason>` and commits nothing: the batch was not stored, and is kept. A batch
 only leaves the recorder's buffer after its `ok`: if the child dies, the parent starts another
 and sends the batch again (a child killed between commit and answer may so store it twice;
-nothing is lost). The child exits when its stdin closes, so it never outlives the gateway.
+nothing is lost). Answers pair with frames by order alone, so a child owed the answer to a
+frame whose sender left is replaced in the same way. The recorder never leaves a batch so: a
+flush cancelled mid-exchange finishes that exchange first. The child exits when its stdin
+closes, so it never outlives the gateway.
 """
 
 from __future__ import annotations
@@ -116,6 +119,9 @@ class ProcessWriter:
         self._out: asyncio.WriteTransport | None = None
         self._inbox: asyncio.ReadTransport | None = None
         self._busy: asyncio.Lock | None = None
+        # A frame was sent and its sender left before the answer: the child's next line
+        # answers that frame, not the next one (a handshake's `ready` read as a batch's `ok`).
+        self._owed = False
 
     @property
     def pid(self) -> int | None:
@@ -160,6 +166,7 @@ class ProcessWriter:
         if self._inbox is not None:
             self._inbox.close()
         self._out = self._inbox = self._answers = None
+        self._owed = False
 
     def _lock(self) -> asyncio.Lock:
         if self._busy is None:
@@ -167,9 +174,15 @@ class ProcessWriter:
         return self._busy
 
     async def _running(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None and not self._owed:
             return
-        if self.proc is not None:
+        if self._owed:
+            # Its answers are out of step with our frames: that child is done with, as one
+            # that stopped answering is (what it has not committed is sent again).
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.kill()
+            await self.close()
+        elif self.proc is not None:
             log.warning("activity writer exited with %s; starting another", self.proc.returncode)
             await self.close()
         env = {
@@ -207,6 +220,9 @@ class ProcessWriter:
                 self.proc.kill()
             await self.close()
             raise WriterUnavailable(f"activity writer lost: {err or type(err).__name__}") from err
+        except asyncio.CancelledError:
+            self._owed = True
+            raise
 
 
 async def _marshalled(rows: list[Row]) -> tuple[list[bytes], list[Rejected]]:

@@ -205,6 +205,65 @@ def test_ctrl_c_or_sigterm_to_the_process_group_leaves_the_writer_running_for_th
     assert stored() == ["ann"]
 
 
+async def cancelled_once_sent(call: Awaitable[Any], writer: ProcessWriter) -> None:
+    """Runs `call` and cancels it once its frame has gone to the child (the child takes far
+    longer to answer than the loop takes to get here), before the answer."""
+    task = asyncio.ensure_future(call)
+    # The child's pipes are set just before its first frame is written, with no pause between.
+    while writer._answers is None:
+        await asyncio.sleep(0.001)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def test_a_start_cancelled_before_its_answer_leaves_no_answer_out_of_step(
+    writer: ProcessWriter, run: Run
+) -> None:
+    """The child's `ready` to a handshake whose sender left must not answer the next batch."""
+    run(cancelled_once_sent(writer.start(), writer))
+    assert writer.starts == 1
+    assert run(writer(rows("ann"))) == []
+    assert stored() == ["ann"]
+    assert run(writer(rows("bea"))) == []
+    assert stored() == ["ann", "bea"]
+
+
+def test_a_flush_cancelled_while_its_batch_is_in_flight_finishes_that_batch_first() -> None:
+    """The gateway stopping mid-flush: the batch's answer still decides whether it is kept, so
+    it is neither lost (sent, then dropped from the buffer) nor, sent again, stored twice."""
+
+    async def cancelled_flush(usernames: tuple[str, ...], answer: Exception | None) -> Recorder:
+        answered, calls = asyncio.Event(), []
+
+        async def slow(batch: list[Row]) -> list[Any]:
+            calls.append(batch)
+            await answered.wait()
+            if answer is not None:
+                raise answer
+            return []
+
+        recorder = Recorder(slow)
+        for e in entries(*usernames):
+            recorder.add(e)
+        flush = asyncio.ensure_future(recorder.flush())
+        while not calls:
+            await asyncio.sleep(0)
+        flush.cancel()
+        await asyncio.sleep(0.01)
+        assert not flush.done()  # it waits for the batch's answer
+        answered.set()
+        with pytest.raises(asyncio.CancelledError):
+            await flush
+        return recorder
+
+    stored_anyway = asyncio.run(cancelled_flush(("ann", "bea"), None))
+    assert (len(stored_anyway.buffer), stored_anyway.written, stored_anyway.failures) == (0, 2, 0)
+    failed = asyncio.run(cancelled_flush(("cid",), WriterUnavailable("the child died")))
+    assert [row[4] for row in failed.buffer] == ["cid"]  # kept for the last flush
+    assert (failed.written, failed.failures) == (0, 1)
+
+
 def test_an_in_memory_sqlite_database_is_written_from_the_gateway_process() -> None:
     sqlite = "django.db.backends.sqlite3"
     assert in_process_only({"ENGINE": sqlite, "NAME": ":memory:"})
