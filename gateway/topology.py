@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 from rest_framework.serializers import Serializer
@@ -318,32 +318,31 @@ def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> 
     return name
 
 
+_Named = TypeVar("_Named", Backend, Pool)
+
+
+def _rename(model: type[_Named], what: str, *, name: str, new: Any, actor: Any) -> _Named:
+    found = model.objects.filter(name=name).first()
+    if found is None:
+        raise TopologyError(f"No {what} named '{name}'.", code=f"{what}_not_found", status=404)
+    if new != name:
+        found.name = _check_new_name(model, what, new)
+        found.save(update_fields=["name", "updated_at"])
+        audit.record(actor, f"{what}.rename", found.name, {"name": name}, {"name": found.name})
+        apply_topology()
+    return found
+
+
 @transaction.atomic
 def backend_rename(*, name: str, new: Any, actor: Any = None) -> Backend:
     """A new name for a backend: its pools follow (they hold it by id); live on commit."""
-    backend = Backend.objects.filter(name=name).first()
-    if backend is None:
-        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
-    if new != name:
-        backend.name = _check_new_name(Backend, "backend", new)
-        backend.save(update_fields=["name", "updated_at"])
-        audit.record(actor, "backend.rename", backend.name, {"name": name}, {"name": backend.name})
-        apply_topology()
-    return backend
+    return _rename(Backend, "backend", name=name, new=new, actor=actor)
 
 
 @transaction.atomic
 def pool_rename(*, name: str, new: Any, actor: Any = None) -> Pool:
     """A new name for a pool: pools falling back to it follow (they hold it by id)."""
-    pool = Pool.objects.filter(name=name).first()
-    if pool is None:
-        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
-    if new != name:
-        pool.name = _check_new_name(Pool, "pool", new)
-        pool.save(update_fields=["name", "updated_at"])
-        audit.record(actor, "pool.rename", pool.name, {"name": name}, {"name": pool.name})
-        apply_topology()
-    return pool
+    return _rename(Pool, "pool", name=name, new=new, actor=actor)
 
 
 def group_renamed(*, old: str, new: str) -> None:
