@@ -14,10 +14,15 @@ from accounts.api_auth import IsGatewayAdmin
 from accounts.serializers import ErrorOut
 from aiplane.audit import ACTIONS, KINDS, changes
 from aiplane.models import AuditEntry
-from gateway.serializers import FilterField, PageFilter, TextFilter, TimeFilter
-
-MAX_PAGE = 10**9
-MAX_PAGE_SIZE = 500
+from gateway.serializers import (
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    FilterField,
+    PageFilter,
+    TextFilter,
+    TimeFilter,
+    page_of,
+)
 
 
 class ChoiceFilter(FilterField):
@@ -126,14 +131,4 @@ class AdminAuditApi(APIView):
             entries = entries.filter(at__gte=q["since"])
         if "until" in q:
             entries = entries.filter(at__lt=q["until"])
-        page, size = q["page"], q["page_size"]
-        total = entries.count()
-        rows = list(entries[(page - 1) * size : page * size])
-        body = {
-            "count": total,
-            "page": page,
-            "page_size": size,
-            "has_next": page * size < total,
-            "results": rows,
-        }
-        return Response(AuditPageOut(body).data)
+        return Response(AuditPageOut(page_of(entries, q)).data)

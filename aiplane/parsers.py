@@ -17,12 +17,13 @@ refuses all of them at the door, for every view, with DRF's ParseError (code par
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from django.conf import settings
 from rest_framework import exceptions, parsers, renderers
+
+from aiplane.json_numbers import finite_float, refuse_constant
 
 # Far deeper than any body of this API (a backend's priority mapping is three levels), far
 # shallower than the interpreter's recursion limit, so the refusal never depends on the stack.
@@ -35,17 +36,6 @@ class BodyTooLarge(exceptions.APIException):
     status_code = 413
     default_detail = "The request body is too large."
     default_code = "request_too_large"
-
-
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
 
 
 def _integer(text: str) -> int:
@@ -95,7 +85,7 @@ def decode(raw: bytes, encoding: str = "utf-8") -> Any:
         raise NotJson(str(exc)) from None
     try:
         document = json.loads(
-            text, parse_constant=_not_json, parse_float=_finite, parse_int=_integer
+            text, parse_constant=refuse_constant, parse_float=finite_float, parse_int=_integer
         )
     except RecursionError:
         raise NotJson(f"the body nests deeper than {MAX_DEPTH} levels") from None

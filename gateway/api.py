@@ -31,6 +31,7 @@ from gateway.serializers import (
     PoolOut,
     QueueOut,
     RenameIn,
+    page_of,
 )
 
 
@@ -272,14 +273,5 @@ class AdminActivityApi(APIView):
 
         q = topology.validated(ActivityQueryIn, request.query_params)
         records = activity_filtered(ActivityRecord.objects.all(), q)
-        page, size = q["page"], q["page_size"]
-        total = records.count()
-        rows = list(records.values("id", *ACTIVITY_FIELDS)[(page - 1) * size : page * size])
-        body = {
-            "count": total,
-            "page": page,
-            "page_size": size,
-            "has_next": page * size < total,
-            "results": rows,
-        }
-        return Response(ActivityPageOut(body).data)
+        page = page_of(records.values("id", *ACTIVITY_FIELDS), q)
+        return Response(ActivityPageOut(page).data)

@@ -111,25 +111,32 @@ def parse_hints(headers: dict[bytes, bytes], body: dict) -> Hint | None:
         found.append(Hint(*band_of(value), "x-llamaswap-priority", text))
 
     agent = _agent_hints(body)
-    dyn_priority: object = agent.get("priority") if agent else None
-    dyn_source = "nvext.agent_hints.priority"
-    raw = headers.get(b"x-dynamo-request-priority")
-    if raw is not None:
-        dyn_priority, dyn_source = raw.decode("latin-1"), "x-dynamo-request-priority"
-    if dyn_priority is not None:
-        value = _int(dyn_priority, dyn_source)
-        found.append(Hint(*band_of(value), dyn_source, str(value)))
-    dyn_strict: object = agent.get("strict_priority") if agent else None
-    strict_source = "nvext.agent_hints.strict_priority"
-    raw = headers.get(b"x-dynamo-request-strict-priority")
-    if raw is not None:
-        dyn_strict, strict_source = raw.decode("latin-1"), "x-dynamo-request-strict-priority"
-    if dyn_strict is not None:
-        value = _int(dyn_strict, strict_source)
-        found.append(Hint(_strict_band(value), 0, strict_source, str(value)))
+    dynamo = _dynamo(headers, "x-dynamo-request-priority", agent, "priority")
+    if dynamo is not None:
+        value, source = dynamo
+        found.append(Hint(*band_of(value), source, str(value)))
+    dynamo = _dynamo(headers, "x-dynamo-request-strict-priority", agent, "strict_priority")
+    if dynamo is not None:
+        value, source = dynamo
+        found.append(Hint(_strict_band(value), 0, source, str(value)))
     if not found:
         return None
     return min(found, key=lambda h: (h.band, h.offset))
+
+
+def _dynamo(
+    headers: dict[bytes, bytes], header: str, agent: dict | None, field: str
+) -> tuple[int, str] | None:
+    """One of Dynamo's hints and where it was read: its header wins over the body's
+    nvext.agent_hints field."""
+    raw = headers.get(header.encode())
+    if raw is not None:
+        return _int(raw.decode("latin-1"), header), header
+    value = agent.get(field) if agent else None
+    if value is None:
+        return None
+    source = "nvext.agent_hints." + field
+    return _int(value, source), source
 
 
 def _agent_hints(body: dict) -> dict | None:

@@ -40,6 +40,7 @@ from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import Any, TypeGuard
 
+from gateway.chat_answer import first_choice
 from gateway.usage import Usage
 from gateway.usage import from_chat as usage_from_chat
 from gateway.usage import from_messages as usage_from_messages
@@ -595,15 +596,7 @@ def from_chat(
     them (None trusts the engine). Raises ValueError for an answer that is not a chat
     completion: the engine's fault, a 502.
     """
-    if not isinstance(answer, dict):
-        raise ValueError("the answer is not a JSON object")
-    choices = answer.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("the answer has no choices")
-    choice = choices[0]
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise ValueError("the answer's choice has no message")
+    answer, choice, message = first_choice(answer)
     content: list[dict[str, Any]] = []
     if thinking:
         reasoning = message.get("reasoning_content") or message.get("reasoning")

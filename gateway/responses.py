@@ -40,6 +40,7 @@ import re
 import time
 from typing import Any
 
+from gateway.chat_answer import first_choice
 from gateway.errors import BadRequest
 from gateway.usage import Usage
 from gateway.usage import from_chat as _usage_from_chat
@@ -892,15 +893,7 @@ def _reasoning_of(message: dict[str, Any]) -> object:
 
 def from_chat(answer: object, *, model: str, request: object) -> dict[str, Any]:
     """A chat completion as the Response the client asked for (ValueError if it is none)."""
-    if not isinstance(answer, dict):
-        raise ValueError("the answer is not a JSON object")
-    choices = answer.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("the answer has no choices")
-    choice = choices[0]
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise ValueError("the answer's choice has no message")
+    answer, choice, message = first_choice(answer)
     content, reasoning = message.get("content"), _reasoning_of(message)
     if content is not None and not isinstance(content, str):
         raise ValueError("the answer's content is not a string")

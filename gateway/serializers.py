@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
@@ -527,6 +528,20 @@ class PageFilter(FilterField):
         if not digits or not 1 <= int(text) <= self.maximum:
             raise self.refuse(f"{self.field_name} must be from 1 to {self.maximum}.")
         return int(text)
+
+
+def page_of(rows: QuerySet[Any, Any], q: Mapping[str, Any]) -> dict[str, Any]:
+    """The page of `rows` that the validated `page` and `page_size` of `q` ask for, as the
+    page serializers (ActivityPageOut, AuditPageOut) write it."""
+    page, size = q["page"], q["page_size"]
+    total = rows.count()
+    return {
+        "count": total,
+        "page": page,
+        "page_size": size,
+        "has_next": page * size < total,
+        "results": list(rows[(page - 1) * size : page * size]),
+    }
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})

@@ -2043,13 +2043,8 @@ class SimEngine:
         record.status = status
         await send({"type": "http.response.start", "status": status, "headers": headers})
 
-    async def _open(
-        self, scope: Scope, receive: Receive, send: Send
-    ) -> tuple[_Record, dict[str, Any], str] | None:
-        """Read, record and vet a /v1 POST; answers and returns None when it cannot run.
-
-        The record it returns is open: the caller must _leave it when its answer ends.
-        """
+    async def _arrive(self, scope: Scope, receive: Receive) -> tuple[_Record, Any]:
+        """Read a POST's body (None when it is not JSON) and record it, counted open."""
         raw = await _read_body(receive)
         try:
             body = _decode(raw.decode())
@@ -2059,6 +2054,23 @@ class SimEngine:
         if self._open_count >= self._max_open_seen:
             await asyncio.sleep(0)  # why: see _count_open
         self._count_open(record)
+        return record, body
+
+    async def _refuse(self, send: Send, record: _Record, error: tuple[int, bytes]) -> None:
+        """Answer an open record with `error` and close it."""
+        try:
+            await self._finish(send, record, *error)
+        finally:
+            self._leave(record)
+
+    async def _open(
+        self, scope: Scope, receive: Receive, send: Send
+    ) -> tuple[_Record, dict[str, Any], str] | None:
+        """Read, record and vet a /v1 POST; answers and returns None when it cannot run.
+
+        The record it returns is open: the caller must _leave it when its answer ends.
+        """
+        record, body = await self._arrive(scope, receive)
         error = self._check(scope, post=True)
         if error is None:
             if not isinstance(body, dict):
@@ -2081,10 +2093,7 @@ class SimEngine:
                         "model",
                     ),
                 )
-        try:
-            await self._finish(send, record, *error)
-        finally:
-            self._leave(record)
+        await self._refuse(send, record, error)
         return None
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -2470,24 +2479,13 @@ class SimEngine:
 
         The record it returns is open: the caller must _leave it when its answer ends.
         """
-        raw = await _read_body(receive)
-        try:
-            body = _decode(raw.decode())
-        except ValueError:
-            body = None
-        record = self._record(scope, body)
-        if self._open_count >= self._max_open_seen:
-            await asyncio.sleep(0)  # why: see _count_open
-        self._count_open(record)
+        record, body = await self._arrive(scope, receive)
         error = self._check(scope, post=True, surface=surface)
         if error is None:
             if isinstance(body, dict):
                 return record, body
             error = 400, surface.invalid(self, "The body must be a JSON object")
-        try:
-            await self._finish(send, record, *error)
-        finally:
-            self._leave(record)
+        await self._refuse(send, record, error)
         return None
 
     def _unknown_model(self, surface: _Surface, model: str) -> tuple[int, bytes] | None:
@@ -2532,15 +2530,30 @@ class SimEngine:
         await self._guarded(receive, send, record, run, surface)
 
     async def _messages(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.config.messages:
+        await self._serve_surface(
+            scope, receive, send, _MESSAGES, self.config.messages, self._run_messages
+        )
+
+    async def _serve_surface(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        surface: _Surface,
+        served: bool,
+        run: Callable[[Receive, Send, _Record, dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        """A request to Messages or Responses: a 404 where the engine does not serve it, else
+        `run` on its open record, closed whichever way `run` ends."""
+        if not served:
             await self._not_served(send)
             return
-        opened = await self._open_surface(scope, receive, send, _MESSAGES)
+        opened = await self._open_surface(scope, receive, send, surface)
         if opened is None:
             return
         record, body = opened
         try:
-            await self._run_messages(receive, send, record, body)
+            await run(receive, send, record, body)
         finally:
             self._leave(record)
 
@@ -2643,17 +2656,9 @@ class SimEngine:
             self._leave(record)
 
     async def _responses(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.config.responses:
-            await self._not_served(send)
-            return
-        opened = await self._open_surface(scope, receive, send, _RESPONSES)
-        if opened is None:
-            return
-        record, body = opened
-        try:
-            await self._run_responses(receive, send, record, body)
-        finally:
-            self._leave(record)
+        await self._serve_surface(
+            scope, receive, send, _RESPONSES, self.config.responses, self._run_responses
+        )
 
     async def _run_responses(
         self, receive: Receive, send: Send, record: _Record, body: dict[str, Any]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
 from rest_framework.serializers import Serializer
@@ -225,11 +225,20 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     return backend
 
 
+_Named = TypeVar("_Named", Backend, Pool)
+
+
+def _named(model: type[_Named], what: str, name: str) -> _Named:
+    """The backend or pool called `name`, or a 404 (code backend_not_found, pool_not_found)."""
+    found = model.objects.filter(name=name).first()
+    if found is None:
+        raise TopologyError(f"No {what} named '{name}'.", code=f"{what}_not_found", status=404)
+    return found
+
+
 @transaction.atomic
 def backend_delete(*, name: str, actor: Any = None) -> None:
-    backend = Backend.objects.filter(name=name).first()
-    if backend is None:
-        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
+    backend = _named(Backend, "backend", name)
     before = _backend_state(backend)
     # The pools it served lose it too: their rows say so.
     pools = {p.pk: _pool_state(p) for p in backend.pools.select_related("fallback")}
@@ -296,9 +305,7 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
 
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
-    pool = Pool.objects.filter(name=name).first()
-    if pool is None:
-        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
+    pool = _named(Pool, "pool", name)
     before = _pool_state(pool)
     # Pools that fell back to it lose their fallback too: their rows say so.
     pools = {p.pk: _pool_state(p) for p in pool.fallback_for.select_related("fallback")}
@@ -318,32 +325,26 @@ def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> 
     return name
 
 
+def _rename(model: type[_Named], what: str, *, name: str, new: Any, actor: Any) -> _Named:
+    found = _named(model, what, name)
+    if new != name:
+        found.name = _check_new_name(model, what, new)
+        found.save(update_fields=["name", "updated_at"])
+        audit.record(actor, f"{what}.rename", found.name, {"name": name}, {"name": found.name})
+        apply_topology()
+    return found
+
+
 @transaction.atomic
 def backend_rename(*, name: str, new: Any, actor: Any = None) -> Backend:
     """A new name for a backend: its pools follow (they hold it by id); live on commit."""
-    backend = Backend.objects.filter(name=name).first()
-    if backend is None:
-        raise TopologyError(f"No backend named '{name}'.", code="backend_not_found", status=404)
-    if new != name:
-        backend.name = _check_new_name(Backend, "backend", new)
-        backend.save(update_fields=["name", "updated_at"])
-        audit.record(actor, "backend.rename", backend.name, {"name": name}, {"name": backend.name})
-        apply_topology()
-    return backend
+    return _rename(Backend, "backend", name=name, new=new, actor=actor)
 
 
 @transaction.atomic
 def pool_rename(*, name: str, new: Any, actor: Any = None) -> Pool:
     """A new name for a pool: pools falling back to it follow (they hold it by id)."""
-    pool = Pool.objects.filter(name=name).first()
-    if pool is None:
-        raise TopologyError(f"No pool named '{name}'.", code="pool_not_found", status=404)
-    if new != name:
-        pool.name = _check_new_name(Pool, "pool", new)
-        pool.save(update_fields=["name", "updated_at"])
-        audit.record(actor, "pool.rename", pool.name, {"name": name}, {"name": pool.name})
-        apply_topology()
-    return pool
+    return _rename(Pool, "pool", name=name, new=new, actor=actor)
 
 
 def group_renamed(*, old: str, new: str) -> None:

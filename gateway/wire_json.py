@@ -22,10 +22,11 @@ read by json, so that nesting too deep for the engine is refused before admissio
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import orjson
+
+from aiplane.json_numbers import finite_float, refuse_constant
 
 # 19 digits reach 2**63: shorter runs are integers orjson keeps exact (and most long runs in a
 # prompt are text, which json then reads just as well). Found as a run of zeros once every digit
@@ -37,19 +38,8 @@ _LONG_RUN = b"0" * 19
 _SHALLOW = 900
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text[:40]} is out of range")
-    return value
-
-
 # Made once: json.loads with an option builds a new decoder on every call.
-_decode = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite).decode
+_decode = json.JSONDecoder(parse_constant=refuse_constant, parse_float=finite_float).decode
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 

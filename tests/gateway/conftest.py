@@ -19,6 +19,7 @@ class LiveGateway:
 
     url: str
     app: Any
+    server: Any = None  # the ThreadedServer, where a test reads its connections or its port
 
     @property
     def runtime(self) -> Any:
@@ -86,14 +87,24 @@ def build_app() -> Any:
     return app
 
 
-@pytest.fixture
-def gateway(transactional_db: None) -> Iterator[LiveGateway]:
-    from gateway.serving import ThreadedServer, configured_bounds
+@contextlib.contextmanager
+def live_gateway(**config: Any) -> Iterator[LiveGateway]:
+    """The whole app (build_app) under uvicorn in a thread; `config` as ThreadedServer takes it
+    (bounds, http)."""
+    from gateway.serving import ThreadedServer
 
     app = build_app()
+    with ThreadedServer(app, **config) as server:
+        yield LiveGateway(url=server.url, app=app, server=server)
+
+
+@pytest.fixture
+def gateway(transactional_db: None) -> Iterator[LiveGateway]:
+    from gateway.serving import configured_bounds
+
     # Served as `manage.py serve` serves it: with the connection bounds of production.
-    with ThreadedServer(app, bounds=configured_bounds()) as server:
-        yield LiveGateway(url=server.url, app=app)
+    with live_gateway(bounds=configured_bounds()) as live:
+        yield live
 
 
 def add_backend(

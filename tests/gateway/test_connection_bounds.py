@@ -4,6 +4,7 @@ on the whole app under uvicorn with each HTTP protocol (httptools and h11), over
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import select
 import socket
@@ -17,7 +18,7 @@ from websockets.sync.client import connect
 
 from gateway.protocol import Bounds, _StatusLineHeld
 from gateway.serving import ThreadedServer
-from tests.gateway.conftest import LiveGateway, add_backend, build_app
+from tests.gateway.conftest import LiveGateway, add_backend, live_gateway
 from tests.gateway.drive import HTTP, chat, inflight, key_for, wait_until, waiting
 
 # The database only sets the test up (connection bounds are the HTTP protocol's):
@@ -31,22 +32,10 @@ QUICK = Bounds(header=0.3, body=LONG, body_idle=0.3, keepalive=0.3, max_connecti
 
 
 @pytest.fixture(params=["httptools", "h11"])
-def serve(request: Any, transactional_db: None) -> Iterator[Callable[[Bounds], Any]]:
+def serve(request: Any, transactional_db: None) -> Iterator[Callable[[Bounds], LiveGateway]]:
     """Start the whole app with these bounds under the protocol of the test's parameter."""
-    started: list[ThreadedServer] = []
-
-    def start(bounds: Bounds) -> Any:
-        app = build_app()
-        server = ThreadedServer(app, bounds=bounds, http=request.param)
-        server.start()
-        started.append(server)
-        live = LiveGateway(url=server.url, app=app)
-        live.server = server  # type: ignore[attr-defined]
-        return live
-
-    yield start
-    for server in started:
-        server.stop()
+    with contextlib.ExitStack() as started:
+        yield lambda bounds: started.enter_context(live_gateway(bounds=bounds, http=request.param))
 
 
 def opened(gw: Any) -> socket.socket:

@@ -15,7 +15,7 @@ import pytest
 
 from aiplane.catalog import settings_update
 from tests.factories import make_group, make_token_with_secret, make_user
-from tests.gateway.conftest import add_backend
+from tests.gateway.conftest import add_backend, live_gateway
 from tests.gateway.drive import (
     HTTP,
     chat,
@@ -182,47 +182,19 @@ def test_a_request_for_a_model_whose_backends_are_all_disabled_is_refused_at_onc
 # ----- disconnects --------------------------------------------------------------------------
 
 
-def test_a_client_that_leaves_while_waiting_is_removed_at_once_and_never_reaches_the_engine(
-    gateway, gated, key
-):
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        blocker = hold_the_slot(pool, gateway, gated, key)
-        sock = open_raw(gateway, key, "gone")
-        wait_until(lambda: gateway.runtime.queue.waiting == 1, "the request waits")
-
-        sock.close()
-
-        # The slot is still held, so only the disconnect can have emptied the queue.
-        wait_until(lambda: gateway.runtime.queue.waiting == 0, "the waiter is removed")
-        assert slot(gateway, "solo").inflight == 1
-        configure(gated, slots=1)
-        assert blocker.result().status_code == 200
-    wait_idle(gateway, "solo")
-    # The slot the leaver would have had went to nobody; the next request gets it at once.
-    assert chat(gateway, key, "next").status_code == 200
-    assert labels_seen(gated) == ["blocker", "next"]
-    wait_idle(gateway, "solo")
-
-
 @pytest.fixture(params=["httptools", "h11", "uvicorn-own"])
 def served(request, transactional_db) -> Any:
     """The gateway under each HTTP protocol it may be served with: the bounded ones of
     `manage.py serve` (which tell the app of a disconnect themselves) and uvicorn's own (where
     the app learns it from `receive()`, as under daphne)."""
-    from django.core.asgi import get_asgi_application
+    from gateway.serving import configured_bounds
 
-    from aiplane.wiring import build_application
-    from gateway.serving import ThreadedServer, configured_bounds
-    from tests.gateway.conftest import LiveGateway
-
-    app = build_application(get_asgi_application())
-    app.runtime.background = False
     if request.param == "uvicorn-own":
-        server = ThreadedServer(app, http="httptools")
+        config: dict[str, Any] = {"http": "httptools"}
     else:
-        server = ThreadedServer(app, bounds=configured_bounds(), http=request.param)
-    with server:
-        yield LiveGateway(url=server.url, app=app)
+        config = {"bounds": configured_bounds(), "http": request.param}
+    with live_gateway(**config) as live:
+        yield live
 
 
 def test_a_client_that_leaves_while_waiting_is_removed_under_every_http_protocol(
@@ -232,8 +204,12 @@ def test_a_client_that_leaves_while_waiting_is_removed_under_every_http_protocol
         blocker = hold_the_slot(pool, served, gated, key)
         sock = open_raw(served, key, "gone")
         wait_until(lambda: served.runtime.queue.waiting == 1, "the request waits")
+
         sock.close()
+
+        # The slot is still held, so only the disconnect can have emptied the queue.
         wait_until(lambda: served.runtime.queue.waiting == 0, "the waiter is removed")
+        assert slot(served, "solo").inflight == 1
         configure(gated, slots=1)
         assert blocker.result().status_code == 200
         # A request answered in full is not taken for a leaver afterwards: the next one on a

@@ -78,7 +78,7 @@ def test_an_integer_beyond_64_bits_stays_an_exact_integer():
     "raw", [b'{"a": NaN}', b'{"a": Infinity}', b'{"a": -Infinity}', b'{"a": 1e400}', b"[-1e999]"]
 )
 def test_numbers_json_has_not_are_refused_in_a_clients_body(raw):
-    with pytest.raises(ValueError, match=r"not a JSON value|out of range"):
+    with pytest.raises(ValueError, match=r"not a JSON number|too large"):
         wire_json.loads_body(raw)
 
 
