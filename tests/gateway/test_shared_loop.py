@@ -244,7 +244,7 @@ async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
 ) -> None:
     queue = _queue(redis_server, redis_prefix)
     # As if a second process were alive: this one's share of a one-slot backend is nothing.
-    queue.processes, queue.rank = 2, 1
+    queue.processes, queue.seat = 2, 1
 
     def outage(_: asyncio.Task[Any]) -> None:
         queue._fall_back(redis.ConnectionError("gone"))
