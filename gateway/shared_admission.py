@@ -60,7 +60,7 @@ from gateway.admission import (
     Waiter,
     _warm_key,
 )
-from gateway.redis_clients import AWAY, REDIS_TIMEOUT, connect_async
+from gateway.redis_clients import AWAY, REDIS_TIMEOUT, answered, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -197,7 +197,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             while self._outbox and not self.fallback:
                 batch, self._outbox = self._outbox, []
                 try:
-                    answers = await self._send(batch)
+                    answers = await answered(self._send(batch))
                 except AWAY as err:
                     self._fall_back(err)
                     self._outbox[:0] = batch
@@ -702,7 +702,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not self.fallback:
             return True
         try:
-            await self._probe(self.aclient)
+            await answered(self._probe(self.aclient))
         except AWAY:
             return False
         self._rejoin()
