@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import redis
 
@@ -16,6 +17,31 @@ PUBSUB_QUIET_SECS = 1.0
 # failover left the clients on, OOM). A missing script (NoScriptError) is the one error that
 # is not: the caller loads the script and calls again.
 AWAY: tuple[type[Exception], ...] = (redis.RedisError, OSError, asyncio.TimeoutError)
+
+T = TypeVar("T")
+
+
+async def answered(call: Awaitable[T]) -> T:
+    """Await a redis-py call, then honour a cancel of the task it may have swallowed.
+
+    A cancel that lands as a read times out can come back from redis-py as a timeout (an
+    outage) or as a plain answer, while the task still counts the cancel: a loop around the
+    call would then go on for ever, and a shutdown waits for it. Only for tasks of our own that
+    never keep a cancel pending (`cancelling()` stays raised until `uncancel`).
+    """
+    try:
+        answer = await call
+    except Exception:
+        _raise_if_cancelled()
+        raise
+    _raise_if_cancelled()
+    return answer
+
+
+def _raise_if_cancelled() -> None:
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
 import time
@@ -47,6 +48,7 @@ BUFFERED_BODY = 1 << 20  # a non-stream answer up to this size (with a length) i
 MAX_PENDING_EVENT = 1 << 20  # an event longer than this is passed on without waiting for its end
 LARGE_BODY = 1 << 20  # request bodies this big are serialized off the event loop
 STALLED_CLIENT_SECS = 120.0  # a send blocked this long means the client stopped reading
+CLOSE_SECS = 0.5  # a closing upstream connection still sending after this is aborted
 PASSED_RESPONSE_HEADERS = frozenset(
     {b"content-type", b"content-encoding", b"cache-control", b"retry-after"}
 )
@@ -196,6 +198,8 @@ class Relay:
     async def run(
         self, surface: Surface, client_body: dict[str, Any], *, large: bool = False
     ) -> None:
+        closing: _Closing = []
+        _CLOSING.set(closing)
         try:
             if self.gone.done():
                 self._mark_cancelled()
@@ -210,7 +214,11 @@ class Relay:
             if self._watchdog is not None:
                 self._watchdog.forget(self)
             self.gone.remove_done_callback(self._client_left)
-            self.acquired.release()
+            try:
+                if closing:
+                    await _closed(closing)
+            finally:
+                self.acquired.release()
             usage = self.plan.usage
             if usage is not None:
                 record = self.record
@@ -556,14 +564,55 @@ def _after(data: bytes, separator: bytes) -> int:
     return 0 if at < 0 else at + len(separator)
 
 
+# The connections a relay closed (their close and their transport), filled in by the protocol
+# below in the relay's task: aiohttp closes one inside `post` when a cancel lands there.
+_Closing = list[tuple[asyncio.Future[None], Any]]
+_CLOSING: contextvars.ContextVar[_Closing] = contextvars.ContextVar("closing")
+
+
+async def _closed(closing: _Closing) -> None:
+    """Wait until the connections a relay closed are closed, their FIN sent.
+
+    A transport sends its FIN one loop iteration after close() (later still behind unsent
+    bytes), while a freed slot's next request, or a RELEASE to shared admission sent on the
+    same iteration, may already be on its way: the engine would run one more than its limit
+    until it saw the close. A close still stalled after CLOSE_SECS is aborted.
+    """
+    futures = {future for future, _ in closing}
+    _, stalled = await asyncio.wait(futures, timeout=CLOSE_SECS)
+    if stalled:
+        for future, transport in closing:
+            if future in stalled:
+                transport.abort()
+        await asyncio.wait(stalled, timeout=CLOSE_SECS)
+    for future in futures:
+        if future.done() and not future.cancelled():
+            future.exception()  # a connection lost with an error is as closed: retrieved
+
+
 class _ResponseHandler(ResponseHandler):
-    """aiohttp's connection protocol, but a framing error mid-body fails the body's reader.
+    """aiohttp's connection protocol, but a framing error mid-body fails the body's reader, and
+    a relay learns of the connections it closes (see _closed).
 
     With aiohttp's C parser (the default), a chunked body whose framing breaks after its first
     chunk closes the connection yet leaves the reader waiting for more (FACTS.md: a request hung
     with its slot held); its pure-Python parser fails the reader. This hands the parser's error
     to the reader, so every malformed answer ends at once.
     """
+
+    def close(self) -> None:
+        self._closing()
+        super().close()
+
+    def abort(self) -> None:
+        self._closing()
+        super().abort()
+
+    def _closing(self) -> None:
+        closing = _CLOSING.get(None)
+        transport = self.transport
+        if closing is not None and transport is not None and (closed := self.closed) is not None:
+            closing.append((closed, transport))
 
     def set_exception(self, exc: BaseException, *args: Any) -> None:
         payload = self._payload

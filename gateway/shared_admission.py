@@ -60,7 +60,7 @@ from gateway.admission import (
     Waiter,
     _warm_key,
 )
-from gateway.redis_clients import AWAY, REDIS_TIMEOUT, connect_async
+from gateway.redis_clients import AWAY, REDIS_TIMEOUT, answered, connect_async
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -152,9 +152,11 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._alone: set[str] = set()  # running requests admitted in fallback, not yet listed
         self.boot = ""
         # Until Redis has been seen: the processes expected (serve --workers sets it) and no
-        # rank, so a process that starts during an outage takes only the floor of its share.
+        # seat, so a process that starts during an outage takes only the floor of its share.
         self.processes = max(1, int(os.environ.get("AIPLANE_SHARED_PROCESSES", "1") or 1))
-        self.rank = -1
+        self.seat = -1  # its number in Redis, unique among the live processes, kept for its life
+        self._counted_all = False  # its last renewal counted every process seen lately
+        self._counted = True  # every other process had renewed since it joined (see share)
         self._seen: list[tuple[float, int]] = []
         self.on_fallback: Callable[[bool], None] | None = None
         self._renewed = float("-inf")
@@ -195,7 +197,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             while self._outbox and not self.fallback:
                 batch, self._outbox = self._outbox, []
                 try:
-                    answers = await self._send(batch)
+                    answers = await answered(self._send(batch))
                 except AWAY as err:
                     self._fall_back(err)
                     self._outbox[:0] = batch
@@ -276,9 +278,16 @@ class SharedAdmissionQueue(AdmissionQueue):
 
     def share(self, max_inflight: int) -> int:
         """This process's part of a backend's limit while Redis is away: the parts of the
-        processes last seen alive add up to max_inflight exactly."""
+        processes last seen alive add up to max_inflight at most, each process's view as of its
+        own last renewal. The remainder goes by seat, not by rank: ranks from renewals on either
+        side of a leave and a join can coincide, seats of live processes never do. A process
+        that joined after another's last renewal takes nothing: that one's share was taken
+        over the processes before it, and those add up to max_inflight already."""
+        if not self._counted:
+            return 0
         n = max(1, self.processes)
-        return max_inflight // n + (1 if 0 <= self.rank < max_inflight % n else 0)
+        bonus = self._counted_all and 0 <= self.seat < max_inflight % n
+        return max_inflight // n + (1 if bonus else 0)
 
     # ----- waiters ---------------------------------------------------------------------------
 
@@ -620,6 +629,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             self.boot,
             int(self.lease_secs * SETTLE * 1000),
             "1" if force else "0",
+            self.seat,  # asked for again should Redis have lost it (restarted empty)
             len(self._leases),
         ]
         for ref, acq in list(self._leases.items()):
@@ -629,7 +639,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._call("RENEW", args, partial(self._renewed_with, force, listed), _nothing)
 
     def _renewed_with(self, force: bool, listed: set[str], answer: Any) -> None:
-        boot, processes, rank, reset, revived, gone = answer
+        boot, processes, seat, reset, revived, gone, counted = answer
         lost = (reset and (self.boot != "" or force)) or revived
         lapsed = [ref for ref in (r.decode() for r in gone) if ref not in self._alone]
         self._alone -= listed
@@ -643,9 +653,11 @@ class SharedAdmissionQueue(AdmissionQueue):
         while self._seen and self._seen[0][0] < now - SEEN_SECS:
             self._seen.pop(0)
         self.processes = max(n for _, n in self._seen)
-        # A rank among fewer than that (others not listed again since a restart, or gone) may
-        # be another process's rank too: then no remainder, only the floor of the share.
-        self.rank = int(rank) if int(processes) >= self.processes else -1
+        # Counting fewer than that (others not listed again since a restart, or gone), it takes
+        # no remainder, only the floor of its share.
+        self.seat = int(seat)
+        self._counted_all = int(processes) >= self.processes
+        self._counted = bool(counted)
         if lost:
             self._rebuild()
 
@@ -690,7 +702,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not self.fallback:
             return True
         try:
-            await self._probe(self.aclient)
+            await answered(self._probe(self.aclient))
         except AWAY:
             return False
         self._rejoin()

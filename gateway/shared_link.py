@@ -10,7 +10,13 @@ from collections.abc import Awaitable, Callable
 import redis
 
 from aiplane import changes
-from gateway.redis_clients import AWAY, PUBSUB_QUIET_SECS, REDIS_TIMEOUT, connect_pubsub
+from gateway.redis_clients import (
+    AWAY,
+    PUBSUB_QUIET_SECS,
+    REDIS_TIMEOUT,
+    answered,
+    connect_pubsub,
+)
 from gateway.shared_admission import SharedAdmissionQueue
 
 log = logging.getLogger("aiplane.gateway")
@@ -47,12 +53,11 @@ class SharedLink:
         channels = [changes.channel()]
         if queue is not None:
             channels.append(f"{self.prefix}grant:{queue.process}")
-        me = asyncio.current_task()
         while True:
             client = connect_pubsub(self.url)
             pubsub = client.pubsub()  # subscribe confirmations count as signs of life too
             try:
-                await asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT)
+                await answered(asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT))
                 self.listening.set()
                 if queue is not None:
                     queue.take_grants()  # whatever was granted while nobody listened
@@ -60,15 +65,11 @@ class SharedLink:
                 while True:
                     # A connection can die without a word (a host gone, a half-open socket):
                     # after a quiet while ask, and give up on it if the next while stays quiet.
-                    message = await pubsub.get_message(timeout=self.quiet_secs)
-                    if me is not None and me.cancelling():
-                        # redis-py can swallow a cancel that lands as its read times out (the
-                        # task still counts it): without this the listener would run on for ever.
-                        raise asyncio.CancelledError
+                    message = await answered(pubsub.get_message(timeout=self.quiet_secs))
                     if message is None:
                         if pinged:
                             raise redis.ConnectionError("the subscription stopped answering")
-                        await asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT)
+                        await answered(asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT))
                         pinged = True
                         continue
                     pinged = False

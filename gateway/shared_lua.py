@@ -5,6 +5,9 @@ Keys, under a prefix P (default ``aiplane:``):
     P boot            who (re)started this Redis's state: a change means Redis lost it
     P settling        set for a moment after a reset: nothing is granted while processes rebuild
     P procs           zset: live process -> liveness expiry (ms, Redis time)
+    P seats           hash: live process -> its seat (a number no other live process holds)
+    P renewed         hash: live process -> its last renewal (ms)
+    P joined          hash: live process -> its first renewal with its seat (ms)
     P l:<backend>     zset: slot lease (the waiter's ref) -> lease expiry (ms, Redis time)
     P q:<backend>     zset, every score 0: the waiters that backend may serve, ordered by member;
                       member = the order key, encoded to sort as bytes, then "|" and the ref
@@ -216,16 +219,20 @@ return g
 """
 )
 
-# ARGV: P ME TTL proc_ttl boot_seen settle_ms force n [backend ref]*n
-# -> {boot, processes, rank, reset, revived, lost}: reset = 1 when Redis lost the shared state
-# since boot_seen (or `force`: a process back from an outage, whose leases may have lapsed, lists
-# them again); revived = 1 when ME had been given up for dead (its waiters were dropped); lost =
-# the refs of its leases that had lapsed and were gone, listed again now.
+# ARGV: P ME TTL proc_ttl boot_seen settle_ms force seat n [backend ref]*n
+# -> {boot, processes, seat, reset, revived, lost, counted}: seat = ME's number among the live
+# processes, kept for its life (the one it asks for, after a restart emptied Redis, if nobody
+# took it), so two live processes never hold the same one, however stale their views; reset = 1
+# when Redis lost the shared state since boot_seen (or `force`: a process back from an outage,
+# whose leases may have lapsed, lists them again); revived = 1 when ME had been given up for
+# dead (its waiters were dropped); lost = the refs of its leases that had lapsed and were gone,
+# listed again now; counted = 1 once every other live process has renewed since ME joined.
 RENEW = (
     _COMMON
     + """
 local proc_ttl, seen, settle = tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
 local force = ARGV[7] == '1'
+local asked = tonumber(ARGV[8])
 local boot = redis.call('GET', P .. 'boot')
 local reset = 0
 if not boot then
@@ -249,25 +256,45 @@ for _, d in ipairs(dead) do
   for _, ref in ipairs(redis.call('SMEMBERS', P .. 'pw:' .. d)) do purge(ref) end
   redis.call('DEL', P .. 'pw:' .. d, P .. 'g:' .. d)
   redis.call('ZREM', P .. 'procs', d)
+  redis.call('HDEL', P .. 'seats', d)
+  redis.call('HDEL', P .. 'renewed', d)
+  redis.call('HDEL', P .. 'joined', d)
+end
+local seat = tonumber(redis.call('HGET', P .. 'seats', ME))
+if not seat then
+  local taken = {}
+  for _, s in ipairs(redis.call('HVALS', P .. 'seats')) do taken[tonumber(s)] = true end
+  seat = asked
+  if seat < 0 or taken[seat] then
+    seat = 0
+    while taken[seat] do seat = seat + 1 end
+  end
+  redis.call('HSET', P .. 'seats', ME, seat)
+  redis.call('HSET', P .. 'joined', ME, NOW)
+end
+redis.call('HSET', P .. 'renewed', ME, NOW)
+-- Counted by all: every other live process has renewed since ME joined, so their shares too
+-- were taken from views that count it.
+local joined = tonumber(redis.call('HGET', P .. 'joined', ME))
+local counted = 1
+for _, other in ipairs(redis.call('ZRANGE', P .. 'procs', 0, -1)) do
+  local renewed = tonumber(redis.call('HGET', P .. 'renewed', other))
+  if other ~= ME and (not renewed or renewed < joined) then counted = 0 end
 end
 -- Every running request is listed, even where the backend now looks full: it runs on the
 -- engine all the same, and counting it keeps anything more from being granted there until
 -- enough have ended. A lease gone from a Redis that kept its state had lapsed: it is lost
 -- (its slot may have gone to another request meanwhile).
 local lost = {}
-local n = tonumber(ARGV[8])
+local n = tonumber(ARGV[9])
 for i = 0, n - 1 do
-  local b, ref = ARGV[9 + 2 * i], ARGV[10 + 2 * i]
+  local b, ref = ARGV[10 + 2 * i], ARGV[11 + 2 * i]
   if not restarted and not redis.call('ZSCORE', P .. 'l:' .. b, ref) then
     table.insert(lost, ref)
   end
   redis.call('ZADD', P .. 'l:' .. b, NOW + TTL, ref)
 end
-local names = redis.call('ZRANGE', P .. 'procs', 0, -1)
-table.sort(names)
-local rank = 0
-for i, name in ipairs(names) do if name == ME then rank = i - 1 end end
-return {boot, #names, rank, reset, revived, lost}
+return {boot, redis.call('ZCARD', P .. 'procs'), seat, reset, revived, lost, counted}
 """
 )
 

@@ -141,7 +141,7 @@ def test_an_outage_that_begins_while_one_process_holds_more_than_its_share_keeps
     procs = [Process(private_redis, redis_prefix, 3.0, cap=3) for _ in range(3)]
     for p in procs:
         p.queue.renew()  # each has now seen all three: shares of 1
-    a, b, c = sorted(procs, key=lambda p: p.queue.rank)
+    a, b, c = sorted(procs, key=lambda p: p.queue.seat)
     held = [a.ask()[0] for _ in range(3)]
     assert all(held)
     private_redis.stop()
@@ -178,11 +178,11 @@ def test_requests_admitted_alone_in_an_outage_are_listed_on_rejoin_and_not_count
 def test_shares_taken_from_a_redis_still_rebuilding_add_up_to_no_more_than_max_inflight(
     private_redis: RedisServer, redis_prefix: str
 ) -> None:
-    # Shares of 2 and 1: a ranks first, and takes the remainder, once both are listed.
+    # Shares of 2 and 1: a holds the first seat, and takes the remainder, once both are listed.
     a, b = (Process(private_redis, redis_prefix, 3.0, cap=3, name=name) for name in "ab")
     for p in (a, b):
         p.queue.renew()
-    assert [(p.queue.processes, p.queue.rank) for p in (a, b)] == [(2, 0), (2, 1)]
+    assert [(p.queue.processes, p.queue.seat) for p in (a, b)] == [(2, 0), (2, 1)]
     private_redis.stop()
     private_redis.start()  # empty
     b.queue.renew()  # listed alone: first of one
@@ -192,3 +192,43 @@ def test_shares_taken_from_a_redis_still_rebuilding_add_up_to_no_more_than_max_i
     for p in (a, b, a, b, a, b):
         p.ask()
     assert _on_engine(a, b) <= 3
+
+
+def test_shares_from_the_last_renewals_add_up_to_no_more_than_max_inflight_after_a_leave_and_a_join(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    """b was first of b, c, d at its last renewal; d then died and a joined, first of a, b, c.
+    By name both would be first and both take the remainder: 2 + 2 + 1 of 4."""
+    b, c = (Process(private_redis, redis_prefix, 3.0, cap=4, name=name) for name in "bc")
+    d = Process(private_redis, redis_prefix, 0.2, cap=4, name="d")  # a short lease: it dies
+    for p in (b, c, d):
+        p.queue.renew()
+    assert [p.queue.processes for p in (b, c, d)] == [3, 3, 3]
+    time.sleep(0.3)  # d's lease lapses
+    a = Process(private_redis, redis_prefix, 3.0, cap=4, name="a")  # reaps d as it joins
+    c.queue.renew()
+    assert [p.queue.processes for p in (a, b, c)] == [3, 3, 3]
+    private_redis.stop()  # before b renewed again
+
+    for _ in range(4):
+        for p in (a, b, c):
+            p.ask()
+    assert _on_engine(a, b, c) <= 4
+
+
+def test_a_process_that_joined_after_the_others_last_renewed_takes_no_share_of_theirs(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    """b and c last renewed as two (shares of 2 and 1 of 3); a joined since: a share of its
+    own, from a count of three, would be one more than the backend runs."""
+    b, c = (Process(private_redis, redis_prefix, 3.0, cap=3, name=name) for name in "bc")
+    for p in (b, c):
+        p.queue.renew()
+    a = Process(private_redis, redis_prefix, 3.0, cap=3, name="a")
+    assert [p.queue.processes for p in (a, b, c)] == [3, 2, 2]
+    private_redis.stop()  # before b and c renewed again
+
+    for _ in range(3):
+        for p in (a, b, c):
+            p.ask()
+    assert _on_engine(a, b, c) <= 3

@@ -244,7 +244,7 @@ async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
 ) -> None:
     queue = _queue(redis_server, redis_prefix)
     # As if a second process were alive: this one's share of a one-slot backend is nothing.
-    queue.processes, queue.rank = 2, 1
+    queue.processes, queue.seat = 2, 1
 
     def outage(_: asyncio.Task[Any]) -> None:
         queue._fall_back(redis.ConnectionError("gone"))
@@ -352,3 +352,30 @@ async def test_a_cancelled_change_listener_stops_wherever_the_cancel_lands(
         listening.cancel()
         done, _ = await asyncio.wait({listening}, timeout=5)
         assert done, "the listener went on after its cancel"
+
+
+async def test_a_cancelled_lease_keeper_stops_wherever_the_cancel_lands(
+    paused_redis: RedisServer, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In fallback the keeper tries Redis again and again; a cancel that redis-py swallows as
+    that try times out must stop it all the same (else the runtime's shutdown waits for ever)."""
+    from gateway import shared_link
+    from gateway.shared_link import SharedLink
+
+    async def apply(kind: str) -> None:
+        pass
+
+    monkeypatch.setattr(shared_link, "REJOIN_SECS", 0.0)  # try again at once: cancels land on tries
+    assert paused_redis.proc is not None
+    os.kill(paused_redis.proc.pid, signal.SIGSTOP)  # every try now times out
+    queue = SharedAdmissionQueue(connect(paused_redis.url, timeout=0.01), prefix=redis_prefix)
+    queue.use_async(paused_redis.url, timeout=0.01)
+    assert queue.fallback
+    link = SharedLink(paused_redis.url, prefix=redis_prefix, queue=queue, apply_change=apply)
+    rng = random.Random(5)
+    for _ in range(60):
+        keeping = asyncio.ensure_future(link.keep())
+        await asyncio.sleep(rng.random() * 0.03)
+        keeping.cancel()
+        done, _ = await asyncio.wait({keeping}, timeout=5)
+        assert done, "the keeper went on after its cancel"
