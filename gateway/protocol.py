@@ -191,6 +191,15 @@ class _Bounded(_Base):
             self._deadline.cancel()
             self._deadline = None
 
+    def _received(self) -> None:
+        """The request's body has come in full."""
+        self._phase = _RECEIVED
+        # uvicorn stops reading while more than 64 KB of body waits for the app, and reads
+        # again at the app's next `receive()`. Told of a disconnect by GONE, the app never asks
+        # again after the body, and a socket left paused would hide the client's leaving (its
+        # FIN unread) until the answer: a waiter kept in the queue, a slot held for nobody.
+        self.flow.resume_reading()
+
     def _headers_pending(self) -> None:
         """Part of a request's headers has come: make sure their deadline runs."""
         if self._deadline is None:
@@ -327,7 +336,7 @@ class _HttpToolsBounds(_Bounded):
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
-            self._phase = _RECEIVED
+            self._received()
             cycle = self.cycle
             # (A websocket upgrade has no cycle of its own: self.cycle is None or the last one.)
             if cycle is not None and cycle.response_complete and cycle.scope is self.scope:
@@ -375,7 +384,7 @@ class _H11Bounds(_Bounded):
             self._body_pending()
         elif phase != _RECEIVED:
             self._cancel()
-            self._phase = _RECEIVED
+            self._received()
 
 
 def protocol_class(bounds: Bounds, http: Literal["httptools", "h11"]) -> type[asyncio.Protocol]:

@@ -197,12 +197,15 @@ def served(request, transactional_db) -> Any:
         yield live
 
 
+@pytest.mark.parametrize("prompt", [0, 600_000], ids=["small-body", "large-body"])
 def test_a_client_that_leaves_while_waiting_is_removed_under_every_http_protocol(
-    served, gated, key
+    served, gated, key, prompt
 ):
+    """A large body is read in pieces between which uvicorn pauses reading the socket; the
+    last piece pauses it too, and a paused socket hides the client's leaving."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         blocker = hold_the_slot(pool, served, gated, key)
-        sock = open_raw(served, key, "gone")
+        sock = open_raw(served, key, "gone", prompt_padding="x" * prompt)
         wait_until(lambda: served.runtime.queue.waiting == 1, "the request waits")
 
         sock.close()
