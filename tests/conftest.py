@@ -116,6 +116,17 @@ def redis_server() -> Iterator[Any]:
 
 
 @pytest.fixture
+def private_redis() -> Iterator[Any]:
+    """A Redis of this test alone, which it may stop, pause or start again (empty)."""
+    from tests.redis_server import RedisServer, redis_or_skip
+
+    redis_or_skip()
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
 def redis_prefix(request: Any) -> str:
     """A key prefix of this test's own, so tests sharing the server never see each other."""
     import uuid

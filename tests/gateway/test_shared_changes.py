@@ -8,20 +8,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from gateway.admission import ADMITTED, LOW, Route, Slot, Target
+from gateway.admission import ADMITTED, LOW, Slot
 from gateway.redis_clients import connect
-from gateway.shared_admission import SharedAdmissionQueue
+from tests.gateway.shared_queue import queue_on, route_to
 from tests.redis_server import RedisServer
-
-
-def _queue(server: RedisServer, prefix: str) -> SharedAdmissionQueue:
-    queue = SharedAdmissionQueue(connect(server.url, timeout=30.0), prefix=prefix)
-    queue.use_async(server.url, timeout=30.0)
-    return queue
-
-
-def _route(slot: Slot) -> Route:
-    return Route(key="r", primary=(Target(slot, "m"),), fallback=(), strategy="least_inflight")
 
 
 async def _until(condition: Callable[[], bool], secs: float = 10.0) -> None:
@@ -60,10 +50,10 @@ async def test_a_grant_wake_up_is_taken_while_a_slow_topology_reload_runs(
     from gateway.shared_link import SharedLink
 
     settings.AIPLANE_REDIS_PREFIX = redis_prefix  # the changes channel is this test's own
-    here, other = _queue(redis_server, redis_prefix), _queue(redis_server, redis_prefix)
-    running = await other.submit_async(other.waiter(_route(Slot("b", 1)), cls=LOW, budget=60))
+    here, other = queue_on(redis_server, redis_prefix), queue_on(redis_server, redis_prefix)
+    running = await other.submit_async(other.waiter(route_to(Slot("b", 1)), cls=LOW, budget=60))
     assert running is not None
-    waiting = here.waiter(_route(Slot("b", 1)), cls=LOW, budget=60)
+    waiting = here.waiter(route_to(Slot("b", 1)), cls=LOW, budget=60)
     assert await here.submit_async(waiting) is None
     await here.settled()
     reloading, done = asyncio.Event(), asyncio.Event()

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from gateway.admission import ADMITTED, LOW, WAITING, Acquired, Route, Slot, Target, Waiter
 from gateway.redis_clients import connect
 from gateway.shared_admission import SharedAdmissionQueue
-from tests.redis_server import RedisServer, redis_or_skip
-
-
-@pytest.fixture
-def private_redis() -> Iterator[RedisServer]:
-    """A Redis of this test alone, which it may stop and start again (empty)."""
-    redis_or_skip()
-    server = RedisServer().start()
-    yield server
-    server.stop()
+from tests.redis_server import RedisServer
 
 
 class Process:

@@ -17,36 +17,23 @@ import redis
 from gateway.admission import ADMITTED, CANCELLED, HIGH, LOW, MEDIUM, WAITING, Route, Slot, Target
 from gateway.redis_clients import connect
 from gateway.shared_admission import SharedAdmissionQueue
-from tests.redis_server import RedisServer, redis_or_skip
+from tests.gateway.shared_queue import queue_on, route_to
+from tests.redis_server import RedisServer
 
 
 @pytest.fixture
-def paused_redis() -> Iterator[RedisServer]:
+def paused_redis(private_redis: RedisServer) -> Iterator[RedisServer]:
     """A private redis-server this test may pause (SIGSTOP) without touching anyone else's."""
-    redis_or_skip()
-    server = RedisServer().start()
-    yield server
-    assert server.proc is not None
-    os.kill(server.proc.pid, signal.SIGCONT)
-    server.stop()
-
-
-def _queue(server: RedisServer, prefix: str) -> SharedAdmissionQueue:
-    # Long timeouts: a pause of the server must never count as an outage here.
-    queue = SharedAdmissionQueue(connect(server.url, timeout=30.0), prefix=prefix)
-    queue.use_async(server.url, timeout=30.0)
-    return queue
-
-
-def _route(slot: Slot) -> Route:
-    return Route(key="r", primary=(Target(slot, "m"),), fallback=(), strategy="least_inflight")
+    yield private_redis
+    assert private_redis.proc is not None
+    os.kill(private_redis.proc.pid, signal.SIGCONT)  # so that it can be stopped
 
 
 async def test_enqueue_cancel_release_and_the_pass_return_while_redis_has_not_answered(
     paused_redis: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(paused_redis, redis_prefix)
-    route = _route(Slot("b", max_inflight=1))
+    queue = queue_on(paused_redis, redis_prefix)
+    route = route_to(Slot("b", max_inflight=1))
     running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
     assert running is not None
     high = queue.waiter(route, cls=HIGH, budget=60)
@@ -78,9 +65,9 @@ async def test_enqueue_cancel_release_and_the_pass_return_while_redis_has_not_an
 async def test_a_caller_that_leaves_while_its_acquire_is_on_the_way_gives_the_slot_back(
     paused_redis: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(paused_redis, redis_prefix)
+    queue = queue_on(paused_redis, redis_prefix)
     slot = Slot("b", max_inflight=1)
-    route = _route(slot)
+    route = route_to(slot)
     assert paused_redis.proc is not None
     os.kill(paused_redis.proc.pid, signal.SIGSTOP)
     leaving = asyncio.ensure_future(queue.submit_async(queue.waiter(route, cls=LOW, budget=60)))
@@ -98,8 +85,8 @@ async def test_a_caller_that_leaves_while_its_acquire_is_on_the_way_gives_the_sl
 async def test_an_outage_seen_by_the_writer_falls_back_and_admits_the_waiters_locally(
     paused_redis: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(paused_redis, redis_prefix)
-    route = _route(Slot("b", max_inflight=2))
+    queue = queue_on(paused_redis, redis_prefix)
+    route = route_to(Slot("b", max_inflight=2))
     running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
     assert running is not None
     waiting = queue.waiter(route, cls=HIGH, budget=60)
@@ -119,7 +106,7 @@ async def test_an_outage_seen_by_the_writer_falls_back_and_admits_the_waiters_lo
 async def test_a_waiter_granted_while_its_backends_change_is_admitted_once_and_keeps_its_lease(
     redis_server: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(redis_server, redis_prefix)
+    queue = queue_on(redis_server, redis_prefix)
     b1, b2 = Slot("b1", max_inflight=1), Slot("b2", max_inflight=1)
     route = Route(
         key="r", primary=(Target(b1, "m"), Target(b2, "m")), fallback=(), strategy="least_inflight"
@@ -171,8 +158,8 @@ def _accept_writes(r: redis.Redis, how: str) -> None:
 async def test_a_redis_that_answers_writes_with_an_error_is_an_outage_not_a_failed_request(
     paused_redis: RedisServer, redis_prefix: str, how: str
 ) -> None:
-    queue = _queue(paused_redis, redis_prefix)
-    route = _route(Slot("b", max_inflight=1))
+    queue = queue_on(paused_redis, redis_prefix)
+    route = route_to(Slot("b", max_inflight=1))
     running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
     assert running is not None
     r = connect(paused_redis.url)
@@ -209,7 +196,7 @@ async def _granted_then_interrupted(
     """A caller whose acquire Redis answers with a slot, then `interrupt` in the same pipeline,
     before the caller resumes: a release on another backend admits a waiter there whose
     admission runs `interrupt` on the caller's task."""
-    busy = _route(Slot("busy", max_inflight=1))
+    busy = route_to(Slot("busy", max_inflight=1))
     running = await queue.submit_async(queue.waiter(busy, cls=LOW, budget=60))
     assert running is not None
     next_in_line = queue.waiter(busy, cls=LOW, budget=60)
@@ -218,7 +205,7 @@ async def _granted_then_interrupted(
 
     free = Slot("free", max_inflight=1)
     caller = asyncio.ensure_future(
-        queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60))
+        queue.submit_async(queue.waiter(route_to(free), cls=LOW, budget=60))
     )
     next_in_line.on_admit = lambda _: interrupt(caller)
     await asyncio.sleep(0)  # the caller's acquire is in the outbox; the release joins it
@@ -229,20 +216,20 @@ async def _granted_then_interrupted(
 async def test_a_caller_cancelled_after_redis_gave_it_a_slot_gives_the_slot_back(
     redis_server: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(redis_server, redis_prefix)
+    queue = queue_on(redis_server, redis_prefix)
     caller, free = await _granted_then_interrupted(queue, lambda task: task.cancel())
     with pytest.raises(asyncio.CancelledError):
         await caller
     await queue.settled()
     assert connect(redis_server.url).zrange(f"{redis_prefix}l:free", 0, -1) == []
-    assert await queue.submit_async(queue.waiter(_route(free), cls=LOW, budget=60)) is not None
+    assert await queue.submit_async(queue.waiter(route_to(free), cls=LOW, budget=60)) is not None
     await queue.close()
 
 
 async def test_a_slot_redis_gave_just_before_an_outage_is_used_not_abandoned(
     redis_server: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(redis_server, redis_prefix)
+    queue = queue_on(redis_server, redis_prefix)
     # As if a second process were alive: this one's share of a one-slot backend is nothing.
     queue.processes, queue.seat = 2, 1
 
@@ -301,9 +288,9 @@ async def test_a_subscription_that_stops_answering_is_noticed_and_made_again(
 async def test_after_an_outage_an_old_listing_keeps_no_lease_of_a_running_request_nor_a_dead_one(
     paused_redis: RedisServer, redis_prefix: str
 ) -> None:
-    queue = _queue(paused_redis, redis_prefix)
+    queue = queue_on(paused_redis, redis_prefix)
     slot = Slot("b", max_inflight=1)
-    route = _route(slot)
+    route = route_to(slot)
     running = await queue.submit_async(queue.waiter(route, cls=LOW, budget=60))
     assert running is not None
     w = queue.waiter(route, cls=HIGH, budget=60)

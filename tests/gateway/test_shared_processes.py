@@ -23,7 +23,7 @@ import pytest
 from aiplane.catalog import settings_update
 from tests.gateway.conftest import add_backend
 from tests.gateway.drive import configure, engine_stats, key_for, labels_seen, wait_until
-from tests.redis_server import RedisServer, redis_or_skip
+from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 # One client (its TLS context is the expensive part); no keep-alive, as in tests/gateway/drive.py.
@@ -154,15 +154,6 @@ def _answers(p: Process, key: str) -> bool:
     except httpx.HTTPError:
         return False
     return r.status_code == 200 and bool(r.json()["data"])
-
-
-@pytest.fixture
-def private_redis() -> Iterator[RedisServer]:
-    """A Redis of this test alone, which it may stop and start again."""
-    redis_or_skip()
-    server = RedisServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
