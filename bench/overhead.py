@@ -626,6 +626,11 @@ def main() -> int:
         ("added TTFT p99 <= 2 ms", results["added TTFT p99 ms"] <= 2.0),
         (">= 1000 requests/s at c64", results[first] >= 1000),
     ]
+    if args.baseline:
+        # "Costs nothing": this revision's ratio to the bare proxy is at least the baseline's,
+        # measured in the same rounds (the absolute ratio above depends on the host).
+        base = args.baseline[:12]
+        checks.append((f"throughput c64 >= {base}'s, same rounds", ours_base >= 1.0))
     if args.allowances:
         added = results["allowances: p50 ms with"] - results["allowances: p50 ms without"]
         ratios = [
