@@ -6,8 +6,9 @@ Keys, under a prefix P (default ``aiplane:``):
     P settling        set for a moment after a reset: nothing is granted while processes rebuild
     P procs           zset: live process -> liveness expiry (ms, Redis time)
     P seats           hash: live process -> its seat (a number no other live process holds)
-    P renewed         hash: live process -> its last renewal (ms)
-    P joined          hash: live process -> its first renewal with its seat (ms)
+    P renewed         hash: live process -> the number of its last renewal (P renewals)
+    P joined          hash: live process -> the number of its first renewal with its seat
+    P renewals        counter of renewals: orders them strictly (two in one ms stay ordered)
     P l:<backend>     zset: slot lease (the waiter's ref) -> lease expiry (ms, Redis time)
     P q:<backend>     zset, every score 0: the waiters that backend may serve, ordered by member;
                       member = the order key, encoded to sort as bytes, then "|" and the ref
@@ -260,6 +261,9 @@ for _, d in ipairs(dead) do
   redis.call('HDEL', P .. 'renewed', d)
   redis.call('HDEL', P .. 'joined', d)
 end
+-- Renewals are ordered by a counter, not the clock: a join and another's renewal in the same
+-- millisecond would look simultaneous, and the renewal taken for one that counts the newcomer.
+local turn = redis.call('INCR', P .. 'renewals')
 local seat = tonumber(redis.call('HGET', P .. 'seats', ME))
 if not seat then
   local taken = {}
@@ -270,9 +274,9 @@ if not seat then
     while taken[seat] do seat = seat + 1 end
   end
   redis.call('HSET', P .. 'seats', ME, seat)
-  redis.call('HSET', P .. 'joined', ME, NOW)
+  redis.call('HSET', P .. 'joined', ME, turn)
 end
-redis.call('HSET', P .. 'renewed', ME, NOW)
+redis.call('HSET', P .. 'renewed', ME, turn)
 -- Counted by all: every other live process has renewed since ME joined, so their shares too
 -- were taken from views that count it.
 local joined = tonumber(redis.call('HGET', P .. 'joined', ME))

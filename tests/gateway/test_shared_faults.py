@@ -223,3 +223,23 @@ def test_a_process_that_joined_after_the_others_last_renewed_takes_no_share_of_t
         for p in (a, b, c):
             p.ask()
     assert _on_engine(a, b, c) <= 3
+
+
+def test_a_join_right_after_anothers_renewal_comes_after_it_even_in_the_same_millisecond(
+    private_redis: RedisServer, redis_prefix: str
+) -> None:
+    """c renews, then a newcomer joins, back to back in one transaction, twenty times (many in
+    the same millisecond): c's renewal did not count the newcomer, so none may take a share
+    as if it had."""
+    c = Process(private_redis, redis_prefix, 3.0, cap=3, name="c")
+    q = c.queue
+    renew = q._scripts["RENEW"]
+    lease_ms = int(q.lease_secs * 1000)
+    pipe = connect(private_redis.url).pipeline(transaction=True)
+    for n in range(20):
+        for name, boot, seat in (("c", q.boot, q.seat), (f"a{n}", "", -1)):
+            args = [redis_prefix, name, q._ttl, lease_ms, boot, lease_ms // 2, "0", seat, 0]
+            renew(args=args, client=pipe)
+    answers = pipe.execute()
+    counted = [joined[6] for joined in answers[1::2]]
+    assert counted == [0] * 20
