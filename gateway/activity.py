@@ -15,6 +15,7 @@ import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, fields
+from functools import partial
 from typing import Any
 
 log = logging.getLogger("aiplane.activity")
@@ -166,31 +167,34 @@ class Recorder:
         were stored."""
         if self.writer is None:
             return 0
+        loop = asyncio.get_running_loop()
         total = 0
         while self.buffer:
             batch = [self.buffer.popleft() for _ in range(min(BATCH, len(self.buffer)))]
-            # A batch in flight is finished even when this flush is cancelled (the gateway
-            # stopping): only its answer tells whether it was stored, so abandoning it would
-            # either lose it or, sent again, store it twice. The writer bounds the wait.
+            # The batch is settled (counted, or put back) when its write ends, whoever is still
+            # waiting: only the write's answer tells whether it was stored, so a flush that is
+            # cancelled (the gateway stopping; even twice) must neither drop a batch it sent
+            # nor send it again. A first cancel still waits for that answer (the writer bounds
+            # the wait), so the last flush after it starts from a settled buffer.
+            settled: asyncio.Future[int | None] = loop.create_future()
             write = asyncio.ensure_future(self.writer(batch))
+            write.add_done_callback(partial(self._settle, batch, settled))
             try:
-                with contextlib.suppress(Exception):  # a failed write is settled below
-                    await asyncio.shield(write)
+                stored = await asyncio.shield(settled)
             except asyncio.CancelledError:
-                await asyncio.wait([write])
-                self.written += self._settled(batch, write) or 0
+                await asyncio.wait([settled])
                 raise
-            stored = self._settled(batch, write)
             if stored is None:
                 break
             total += stored
-        self.written += total
         return total
 
-    def _settled(self, batch: list[Row], write: asyncio.Future[Any]) -> int | None:
-        """A finished write's outcome: how many rows of `batch` were stored, or None when it
-        failed and the batch went back in front (if that overflows the buffer, the newest
-        unwritten rows fall off the other end, and are counted)."""
+    def _settle(
+        self, batch: list[Row], settled: asyncio.Future[int | None], write: asyncio.Future[Any]
+    ) -> None:
+        """Count a finished write: `settled` gets how many rows of `batch` were stored, or
+        None when it failed and the batch went back in front (if that overflows the buffer,
+        the newest unwritten rows fall off the other end, and are counted)."""
         err = None if write.cancelled() else write.exception()
         if write.cancelled() or err is not None:
             self.failures += 1
@@ -198,14 +202,16 @@ class Recorder:
                       exc_info=err)  # fmt: skip
             self.dropped += max(0, len(self.buffer) + len(batch) - MAX_BUFFER)
             self.buffer.extendleft(reversed(batch))
-            return None
+            settled.set_result(None)
+            return
         rejected = write.result() or ()
         for index, reason in rejected:
             # repr: the row holds caller text, which must not be able to forge log lines.
             log.warning("dropped an activity record the database refused (%r): %r",
                         reason, batch[index])  # fmt: skip
         self.rejected += len(rejected)
-        return len(batch) - len(rejected)
+        self.written += len(batch) - len(rejected)
+        settled.set_result(len(batch) - len(rejected))
 
     async def run(self) -> None:
         start = getattr(self.writer, "start", None)

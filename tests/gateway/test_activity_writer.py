@@ -229,15 +229,24 @@ def test_a_start_cancelled_before_its_answer_leaves_no_answer_out_of_step(
     assert stored() == ["ann", "bea"]
 
 
-def test_a_flush_cancelled_while_its_batch_is_in_flight_finishes_that_batch_first() -> None:
+@pytest.mark.parametrize("cancels", [1, 2], ids=["cancelled", "cancelled-twice"])
+def test_a_flush_cancelled_while_its_batch_is_in_flight_settles_that_batch_by_its_answer(
+    cancels: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The gateway stopping mid-flush: the batch's answer still decides whether it is kept, so
-    it is neither lost (sent, then dropped from the buffer) nor, sent again, stored twice."""
+    it is neither lost (sent, then dropped from the buffer) nor, sent again, stored twice; a
+    flush cancelled once waits for that answer, and the rows of its earlier batches count."""
+    from gateway import activity
+
+    monkeypatch.setattr(activity, "BATCH", 1)  # one row a batch: the flush has several
 
     async def cancelled_flush(usernames: tuple[str, ...], answer: Exception | None) -> Recorder:
         answered, calls = asyncio.Event(), []
 
         async def slow(batch: list[Row]) -> list[Any]:
             calls.append(batch)
+            if len(calls) < len(usernames):
+                return []  # the earlier batches are stored at once
             await answered.wait()
             if answer is not None:
                 raise answer
@@ -247,21 +256,23 @@ def test_a_flush_cancelled_while_its_batch_is_in_flight_finishes_that_batch_firs
         for e in entries(*usernames):
             recorder.add(e)
         flush = asyncio.ensure_future(recorder.flush())
-        while not calls:
+        while len(calls) < len(usernames):
             await asyncio.sleep(0)
-        flush.cancel()
-        await asyncio.sleep(0.01)
-        assert not flush.done()  # it waits for the batch's answer
+        for _ in range(cancels):
+            flush.cancel()
+            await asyncio.sleep(0.01)
+        assert flush.done() is (cancels > 1)  # once: it waits for the batch's answer
         answered.set()
         with pytest.raises(asyncio.CancelledError):
             await flush
+        await asyncio.sleep(0.01)  # (cancelled twice, the answer comes after the flush ended)
         return recorder
 
-    stored_anyway = asyncio.run(cancelled_flush(("ann", "bea"), None))
-    assert (len(stored_anyway.buffer), stored_anyway.written, stored_anyway.failures) == (0, 2, 0)
-    failed = asyncio.run(cancelled_flush(("cid",), WriterUnavailable("the child died")))
-    assert [row[4] for row in failed.buffer] == ["cid"]  # kept for the last flush
-    assert (failed.written, failed.failures) == (0, 1)
+    stored_anyway = asyncio.run(cancelled_flush(("ann", "bea", "cid"), None))
+    assert (len(stored_anyway.buffer), stored_anyway.written, stored_anyway.failures) == (0, 3, 0)
+    failed = asyncio.run(cancelled_flush(("dan", "eve"), WriterUnavailable("the child died")))
+    assert [row[4] for row in failed.buffer] == ["eve"]  # kept for the last flush
+    assert (failed.written, failed.failures) == (1, 1)
 
 
 def test_an_in_memory_sqlite_database_is_written_from_the_gateway_process() -> None:
