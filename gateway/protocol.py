@@ -198,6 +198,8 @@ class _Bounded(_Base):
         # again at the app's next `receive()`. Told of a disconnect by GONE, the app never asks
         # again after the body, and a socket left paused would hide the client's leaving (its
         # FIN unread) until the answer: a waiter kept in the queue, a slot held for nobody.
+        # (Under h11 this also lifts a pause for a pipelined request's bytes read with the end
+        # of this body; h11 pauses again at the next read, so one read at most is buffered.)
         self.flow.resume_reading()
 
     def _headers_pending(self) -> None:

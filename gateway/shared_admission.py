@@ -280,9 +280,13 @@ class SharedAdmissionQueue(AdmissionQueue):
         """This process's part of a backend's limit while Redis is away: the parts of the
         processes last seen alive add up to max_inflight at most, each process's view as of its
         own last renewal. The remainder goes by seat, not by rank: ranks from renewals on either
-        side of a leave and a join can coincide, seats of live processes never do. A process
-        that joined after another's last renewal takes nothing: that one's share was taken
-        over the processes before it, and those add up to max_inflight already."""
+        side of a leave and a join can coincide, seats of live processes do not (one that
+        stalled past its liveness and was reaped may find its seat taken at its next renewal;
+        until then it is the stall of the README, beyond the limit anyway). A process that
+        joined after another's last renewal takes nothing: that one's share was taken over the
+        processes before it, and those add up to max_inflight already. A seat left by a process
+        that died may leave the remainder to nobody until the next join takes it: at most,
+        not exactly, max_inflight."""
         if not self._counted:
             return 0
         n = max(1, self.processes)
