@@ -38,6 +38,14 @@ def _on_engine(*processes: Process) -> int:
     return sum(p.slot.inflight for p in processes)
 
 
+def _asked_in_turn(times: int, *processes: Process) -> int:
+    """Every process asks `times` times, in turn; what the engine then runs."""
+    for _ in range(times):
+        for p in processes:
+            p.ask()
+    return _on_engine(*processes)
+
+
 def _until(condition: Callable[[], bool], step: Callable[[], None], secs: float = 10.0) -> None:
     """Run `step` until `condition` holds (the bound is for a hung test, not a threshold)."""
     deadline = time.monotonic() + secs
@@ -201,10 +209,7 @@ def test_shares_from_the_last_renewals_add_up_to_no_more_than_max_inflight_after
     assert [p.queue.processes for p in (a, b, c)] == [3, 3, 3]
     private_redis.stop()  # before b renewed again
 
-    for _ in range(4):
-        for p in (a, b, c):
-            p.ask()
-    assert _on_engine(a, b, c) <= 4
+    assert _asked_in_turn(4, a, b, c) <= 4
 
 
 def test_a_process_that_joined_after_the_others_last_renewed_takes_no_share_of_theirs(
@@ -219,10 +224,7 @@ def test_a_process_that_joined_after_the_others_last_renewed_takes_no_share_of_t
     assert [p.queue.processes for p in (a, b, c)] == [3, 2, 2]
     private_redis.stop()  # before b and c renewed again
 
-    for _ in range(3):
-        for p in (a, b, c):
-            p.ask()
-    assert _on_engine(a, b, c) <= 3
+    assert _asked_in_turn(3, a, b, c) <= 3
 
 
 def test_a_join_right_after_anothers_renewal_comes_after_it_even_in_the_same_millisecond(
