@@ -46,6 +46,7 @@ BACKEND_FIELDS: Final = (
     "aliases",
     "priority",
     "surfaces",
+    "store_responses",
 )
 POOL_FIELDS: Final = (
     "name", "kind", "strategy", "everyone", "allowed_groups", "fallback", "backends",
@@ -85,6 +86,7 @@ def _backend_entry(backend: Any) -> dict[str, Any]:
         "aliases": dict(backend.aliases or {}),
         "priority": priority_mode_of(backend).to_json(),
         "surfaces": surfaces_of(backend),
+        "store_responses": backend.store_responses,
     }
 
 

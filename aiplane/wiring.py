@@ -210,6 +210,11 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         runtime.jobs += [link.listen, link.keep]
         runtime.link = link  # type: ignore[attr-defined]
     runtime.allowances = allowance_counters()
+    if url:
+        from gateway.redis_clients import connect_async
+        from gateway.shared_owners import SharedOwners
+
+        runtime.owners = SharedOwners(connect_async(url, connections=16), prefix=changes.prefix())
     _listen_for_settings()
     return runtime, recorder
 

@@ -337,8 +337,10 @@ class AdmissionQueue:
         cost: int = 1,
         owner: str = "",
         tag: object = None,
+        excluded: frozenset[str] = frozenset(),
     ) -> Waiter:
-        """A new waiter arriving now, ordered by the configured scheduler."""
+        """A new waiter arriving now, ordered by the configured scheduler; it never runs on
+        the `excluded` backends."""
         now = self.clock()
         if not self.config.prioritize:
             cls, offset = MEDIUM, 0
@@ -352,6 +354,7 @@ class AdmissionQueue:
             cost=max(1, cost),
             owner=owner,
             tag=tag,
+            excluded=excluded,
             seq=next(self._seq),
         )
         if affinity_key is not None and route.strategy == "prefix_affinity":

@@ -51,6 +51,7 @@ from gateway.outcomes import Outcome
 from gateway.protocol import GONE
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
+from gateway.stored_state import RequestState, owner_of
 from gateway.surfaces import MESSAGES, SURFACES, Surface, dump
 
 log = logging.getLogger("aiplane.gateway")
@@ -245,6 +246,16 @@ class GatewayApp:
                 "try again later.",
                 retry_after=5,
             )
+        state, excluded = None, frozenset[str]()
+        if surface.keeps_state:
+            state = RequestState(rt.owners, owner_of(caller.user_id, caller.token_id))
+            excluded = await surface.admit_state(body, route, rt.snapshot.upstreams, state)
+            if excluded and not route.usable_targets(excluded):
+                raise NoHealthyBackend(
+                    f"The backend that keeps this conversation for '{model}' is down or "
+                    "disabled right now; try again later.",
+                    retry_after=5,
+                )
 
         queue = rt.queue
         affinity = _affinity_key(body) if route.strategy == "prefix_affinity" else None
@@ -259,12 +270,15 @@ class GatewayApp:
             cost=cost,
             owner=caller.username,
             tag=record,
+            excluded=excluded,
         )
         if not caller.allowance:
             # Resolves when the client goes away; raced against admission and the answer.
             gone = _gone(scope, receive)
             try:
-                await self._admit_and_forward(send, surface, body, w, gone, record, large)
+                await self._admit_and_forward(
+                    send, surface, body, w, gone, record, large, state=state
+                )
             finally:
                 gone.cancel()
             return
@@ -276,7 +290,9 @@ class GatewayApp:
             ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
         )
         try:
-            await self._admit_and_forward(send, surface, body, w, gone, record, large, extra)
+            await self._admit_and_forward(
+                send, surface, body, w, gone, record, large, extra, state=state
+            )
         except GatewayError as err:
             err.extra_headers = extra
             raise
@@ -383,6 +399,8 @@ class GatewayApp:
         record: activity.Entry,
         large: bool = False,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        *,
+        state: RequestState | None = None,
     ) -> None:
         """Wait for a slot, relay, and on a failure before any byte try another replica."""
         rt = self.runtime
@@ -426,7 +444,7 @@ class GatewayApp:
                     )
                 relay = Relay(
                     rt.session, up, acquired, send=send, gone=gone, record=record,
-                    timeouts=rt.timeouts, extra_headers=extra_headers,
+                    timeouts=rt.timeouts, extra_headers=extra_headers, state=state,
                 )  # fmt: skip
                 try:
                     await relay.run(surface, body, large=large)

@@ -28,6 +28,9 @@ class Backend(models.Model):
     # How the Messages and Responses APIs are served: {"messages": "auto|native|translate",
     # "responses": ...}; missing keys are "auto" (native where detection found them served).
     surfaces = models.JSONField(default=dict, blank=True)
+    # Whether it may keep Responses state (store, previous_response_id, conversations) for
+    # callers when it serves /v1/responses itself (gateway/stored_state.py).
+    store_responses = models.BooleanField(default=False)
     profile = models.JSONField(default=dict, blank=True)  # what detection found
     discovered_models = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -40,6 +40,8 @@ class BackendSpec:
     profile: EngineProfile | None = None
     # How each surface beyond chat is served: "auto", "native" or "translate" (missing = auto).
     surfaces: dict[str, str] = field(default_factory=dict)
+    # It keeps Responses state for callers (when it serves /v1/responses itself).
+    store_responses: bool = False
 
 
 @dataclass(slots=True)
@@ -84,6 +86,11 @@ class Upstream:
         """Does this backend serve `surface` (messages, responses) itself, or is it translated
         to chat completions? Automatic: native where detection found the engine serving it."""
         return serves_natively(self.spec.surfaces.get(surface, "auto"), self.spec.profile, surface)
+
+    @property
+    def keeps_responses(self) -> bool:
+        """Does it keep Responses state (stored responses, conversations) for callers?"""
+        return self.spec.store_responses and self.native("responses")
 
     def url(self, path: str) -> URL:
         """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1.

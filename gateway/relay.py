@@ -38,6 +38,7 @@ from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
 from gateway.registry import Upstream
+from gateway.stored_state import RequestState
 from gateway.surfaces import Plan, Surface, dump, event_data, split_events
 
 log = logging.getLogger("aiplane.gateway")
@@ -159,7 +160,7 @@ class Relay:
     __slots__ = (
         "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_watchdog",
         "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record", "send",
-        "session", "started", "timeouts", "upstream",
+        "session", "started", "state", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -173,8 +174,10 @@ class Relay:
         record: Entry,
         timeouts: Timeouts,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        state: RequestState | None = None,
     ) -> None:
         self.session = session
+        self.state = state  # stored Responses state: where it must run, what it claims
         self.extra_headers = extra_headers  # the caller's remaining allowance, when limited
         self.upstream = upstream
         self.acquired = acquired
@@ -204,8 +207,16 @@ class Relay:
             if self.gone.done():
                 self._mark_cancelled()
                 return
+            state = self.state
+            if state is not None and state.pinned not in (None, self.upstream.name):
+                # The state it refers to is on another backend (a topology change moved it).
+                raise self._retryable("does not hold the stored state the request refers to")
             self.plan = surface.plan(
-                client_body, self.upstream, model=self.acquired.model, cls=self.acquired.waiter.cls
+                client_body,
+                self.upstream,
+                model=self.acquired.model,
+                cls=self.acquired.waiter.cls,
+                state=state,
             )
             payload = await self._payload(self.plan.body, large)
             await self._relay(payload, self.plan.path)
@@ -327,6 +338,8 @@ class Relay:
             raise UpstreamError(
                 f"The model server {self.upstream.name} answered with invalid JSON."
             ) from None
+        if self.state is not None and self.state.pending:
+            await self.state.settle()  # the ids it created are the caller's before it sees them
         headers = self._headers(resp)
         headers.append((b"content-length", str(len(data)).encode()))
         await self._start(resp, headers)
@@ -415,6 +428,8 @@ class Relay:
         if not chunk:
             self._mark = self._loop.time()  # progress from the backend, nothing to send yet
             return
+        if self.state is not None and self.state.pending:
+            await self.state.settle()  # the ids it created are the caller's before it sees them
         await self._pass(chunk)
 
     def _planned(self, events: bytes) -> bytes:

@@ -272,9 +272,9 @@ def _check_message(item: dict[str, Any], param: str) -> None:
 
 # ----- state a chat completions backend cannot give -----------------------------------------
 
-_NO_STORE = "this model's backend serves chat completions only, and aiplane keeps no " + (
-    "conversation store"
-)
+# Said on a translated backend and on a native one whose operator did not let it keep state
+# (gateway/stored_state.py): either way nothing is kept for the caller.
+_NO_STORE = "no backend of this model keeps Responses state for callers"
 
 
 def state_error(body: object) -> ResponsesError | None:

@@ -27,6 +27,7 @@ from gateway.metrics import QueueMetrics
 from gateway.problems import LastErrors
 from gateway.registry import Snapshot, Topology
 from gateway.relay import STALLED_CLIENT_SECS, Timeouts, connector, quiet_dropped_connections
+from gateway.stored_state import MemoryOwners, Owners
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -127,6 +128,8 @@ class Runtime:
         )
         # Allowance counters (gateway/allowances.py): this process's own unless shared.
         self.allowances: CounterStore = MemoryCounters()
+        # Who owns the Responses state backends keep (gateway/stored_state.py).
+        self.owners: Owners = MemoryOwners()
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))
@@ -224,6 +227,8 @@ class Runtime:
             await self.probe_client.aclose()
         with contextlib.suppress(Exception):
             await self.allowances.aclose()
+        with contextlib.suppress(Exception):
+            await self.owners.aclose()
         if self._on_stop is not None:
             with contextlib.suppress(Exception):
                 await self._on_stop()

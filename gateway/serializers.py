@@ -331,6 +331,11 @@ class BackendIn(JsonObjectSerializer):
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
     surfaces = SurfacesField(required=False)
+    store_responses = BoolField(
+        required=False,
+        help_text="Let it keep Responses state (store, previous_response_id, conversations) "
+        "for callers when it serves /v1/responses itself; each stored id stays its caller's.",
+    )
     pools = PoolNamesField(
         what="pool",
         code="unknown_pool",
@@ -387,6 +392,9 @@ class BackendOut(serializers.Serializer):
     serving = serializers.DictField(
         child=serializers.ChoiceField(choices=("native", "translated")),
         help_text="How each surface is served now: passed through, or translated to chat.",
+    )
+    store_responses = serializers.BooleanField(
+        help_text="It keeps Responses state for callers (when it serves /v1/responses itself)."
     )
     pools = serializers.ListField(child=serializers.CharField())
     healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")

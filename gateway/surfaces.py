@@ -8,9 +8,10 @@ with the token usage read on the way. The relay (gateway/relay.py) runs the plan
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from gateway import messages, responses, wire_json
+from gateway import messages, responses, stored_state, wire_json
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -18,6 +19,7 @@ from gateway.usage import Usage, from_chat
 if TYPE_CHECKING:
     from gateway.admission import Route
     from gateway.registry import Upstream
+    from gateway.stored_state import RequestState
 
 DONE_EVENT = b"data: [DONE]\n\n"
 _USAGE_MARKS = (b'"usage":{', b'"usage": {')
@@ -152,6 +154,8 @@ def _json(data: bytes) -> Any:
 class Surface:
     """One API dialect under /v1: chat completions and friends pass through as they are."""
 
+    keeps_state = False  # whether its requests may refer to state a backend keeps
+
     def __init__(self, name: str, path: str, kind: str) -> None:
         self.name = name  # the activity record's word for it
         self.path = path  # the client's path, and the backend's when served natively
@@ -171,8 +175,20 @@ class Surface:
     def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
         """Refuse, before it waits, a request no backend of its route could serve."""
 
+    async def admit_state(
+        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+    ) -> frozenset[str]:
+        """For a surface that `keeps_state`: the backends the request may not run on."""
+        return frozenset()
+
     def plan(
-        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+        self,
+        client_body: dict[str, Any],
+        upstream: Upstream,
+        *,
+        model: str,
+        cls: int,
+        state: RequestState | None = None,
     ) -> Plan:
         """The final dispatch boundary: a fresh body for the backend actually chosen."""
         # A fresh copy per attempt, so a retry never inherits another backend's model id or
@@ -279,7 +295,13 @@ class MessagesSurface(Surface):
         return headers.get(b"x-api-key")
 
     def plan(
-        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+        self,
+        client_body: dict[str, Any],
+        upstream: Upstream,
+        *,
+        model: str,
+        cls: int,
+        state: RequestState | None = None,
     ) -> Plan:
         if upstream.native("messages"):
             body = dict(client_body)
@@ -308,12 +330,37 @@ SURFACES[MESSAGES.path] = MESSAGES
 
 
 class ResponsesPlan(_NativePlan):
-    """/v1/responses to a backend that serves it: passed through, usage read as it passes."""
+    """/v1/responses to a backend that serves it: passed through, usage read as it passes.
+
+    On a backend that keeps Responses state (`state` given), every id its answer creates is
+    claimed for the caller as it passes (gateway/stored_state.py).
+    """
 
     api = responses
 
-    def __init__(self, body: dict[str, Any]) -> None:
+    def __init__(
+        self, body: dict[str, Any], state: RequestState | None = None, backend: str = ""
+    ) -> None:
         super().__init__("/v1/responses", body)
+        self.state = state
+        self.backend = backend
+
+    def answer(self, data: bytes, parsed: Any) -> bytes:
+        if self.state is not None:
+            self.state.created(stored_state.created_ids(parsed), self.backend)
+        return super().answer(data, parsed)
+
+    def events(self, data: bytes) -> bytes:
+        if self.state is not None and _RESPONSE_EVENT(data) is not None:
+            for event in split_events(data):
+                payload = event_data(event)
+                if payload is None or _RESPONSE_EVENT(payload) is None:
+                    continue
+                parsed = _json(payload)
+                if isinstance(parsed, dict):
+                    ids = stored_state.created_ids(parsed.get("response"))
+                    self.state.created(ids, self.backend)
+        return super().events(data)
 
     def fail(self, error: GatewayError) -> bytes:
         # The Responses stream's own error event (its `error` type).
@@ -359,34 +406,65 @@ class ResponsesFromChat(Plan):
 class ResponsesSurface(Surface):
     """OpenAI's Responses API, for Codex CLI and the openai SDK's `client.responses`."""
 
+    keeps_state = True
+
     def parse(self, body: dict[str, Any]) -> str:
         responses.validate(body)  # its errors are BadRequests, in this surface's envelope
         return str(body["model"])
 
     def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
-        # State kept on a server only a native backend has; refuse before waiting for one.
+        # State is kept only where an operator let a native backend keep it; refuse before
+        # waiting for one.
         refusal = responses.state_error(body)
-        if refusal is None:
-            return
-        if not any(
-            (up := upstreams.get(t.slot.name)) is not None and up.native("responses")
-            for t in route.usable_targets()
-        ):
+        if refusal is not None and not keeping(route, upstreams, usable=True):
             raise refusal
 
+    async def admit_state(
+        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+    ) -> frozenset[str]:
+        """The backends this request may not run on, for the stored state it refers to or
+        asks for (gateway/stored_state.py); a reference that is not the caller's is a 404."""
+        names = {t.slot.name for t in (*route.primary, *route.fallback)}
+        return await stored_state.admit(body, names, keeping(route, upstreams), state)
+
     def plan(
-        self, client_body: dict[str, Any], upstream: Upstream, *, model: str, cls: int
+        self,
+        client_body: dict[str, Any],
+        upstream: Upstream,
+        *,
+        model: str,
+        cls: int,
+        state: RequestState | None = None,
     ) -> Plan:
         if upstream.native("responses"):
             body = dict(client_body)
             body["model"] = model
             apply_mapping(body, upstream.mapping, cls)
+            if upstream.keeps_responses:
+                return ResponsesPlan(body, state, upstream.name)
+            refusal = responses.state_error(body)
+            if refusal is not None:
+                raise refusal
+            body["store"] = False  # an engine's default may be to keep it, for anyone to read
             return ResponsesPlan(body)
         chat = responses.to_chat(client_body)  # refuses state it cannot keep, and says why
         chat["model"] = model
         apply_mapping(chat, upstream.mapping, cls)
         return ResponsesFromChat(chat, client_body)
 
+
+def keeping(route: Route, upstreams: dict[str, Any], *, usable: bool = False) -> frozenset[str]:
+    """The backends of a route that keep Responses state (only those up, with `usable`)."""
+    targets = route.usable_targets() if usable else (*route.primary, *route.fallback)
+    return frozenset(
+        t.slot.name
+        for t in targets
+        if (up := upstreams.get(t.slot.name)) is not None and up.keeps_responses
+    )
+
+
+# The events whose `response` names the ids a stored response creates: the first and the last.
+_RESPONSE_EVENT = re.compile(rb'"response\.(?:created|completed|incomplete|failed)"').search
 
 RESPONSES = ResponsesSurface("responses", "/v1/responses", "chat")
 SURFACES[RESPONSES.path] = RESPONSES

@@ -69,6 +69,7 @@ def load_topology() -> Topology:
             priority_mode=priority_mode_of(b),
             profile=profile_of(b),
             surfaces=surfaces_of(b),
+            store_responses=b.store_responses,
         )
         for b in Backend.objects.all()
     ]
@@ -151,6 +152,7 @@ def _backend_state(b: Backend) -> dict[str, Any]:
         "aliases": dict(b.aliases or {}),
         "priority": b.priority_mode or {"mode": "auto"},
         "surfaces": dict(b.surfaces or {}),
+        "store_responses": b.store_responses,
     }
 
 
@@ -402,6 +404,7 @@ def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any
             else "translated"
             for name in ("messages", "responses")
         },
+        "store_responses": b.store_responses,
         "pools": sorted(p.name for p in b.pools.all()),
         "healthy": state.get("healthy"),
         "inflight": state.get("inflight"),

@@ -145,3 +145,5 @@ backend-surface-translate = In Chat Completions übersetzen
 backend-serving-native = { $surface }: unverändert weitergereicht
 backend-serving-translated = { $surface }: in Chat übersetzt
 backend-surface-new = Wird beim Speichern erkannt.
+backend-store-responses = Responses-Zustand für Aufrufer speichern
+backend-store-responses-hint = Lässt eine Engine, die die Responses-API selbst bedient, gespeicherte Antworten und Unterhaltungen behalten (store, previous_response_id). Jede gespeicherte ID bleibt beim Aufrufer, der sie erzeugt hat; der Speicher der Engine enthält trotzdem die Texte aller Aufrufer, also nur für eine Engine einschalten, deren Speicher Sie vertrauen. Aus: Das Gateway sendet store: false und lehnt Anfragen ab, die Zustand brauchen.

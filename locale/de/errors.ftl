@@ -47,6 +47,7 @@ error-backend-auth-failed = Der Modellserver hat die Zugangsdaten des Gateways a
 error-backend-overloaded = Der Modellserver ist überlastet. Bitte später erneut versuchen.
 error-upstream-timeout = Der Modellserver hat nicht rechtzeitig geantwortet.
 error-upstream-refused = Der Modellserver hat die Anfrage abgelehnt.
+error-state-owners-unavailable = Das Gateway kann gerade nicht feststellen, wem gespeicherte Antworten gehören. Bitte erneut versuchen.
 error-last-administrator = Nach dieser Änderung gäbe es keinen aktiven Administrator mehr.
 error-username-taken = Dieser Benutzername ist bereits vergeben.
 error-invalid-group-name = Ein Gruppenname besteht aus 1 bis 64 Buchstaben, Ziffern, Punkten, Unter- oder Bindestrichen und beginnt mit einem Buchstaben oder einer Ziffer.

@@ -145,3 +145,5 @@ backend-surface-translate = Translate to chat completions
 backend-serving-native = { $surface }: passed through
 backend-serving-translated = { $surface }: translated to chat
 backend-surface-new = Detected when saved.
+backend-store-responses = Keep Responses state for callers
+backend-store-responses-hint = Lets an engine that serves the Responses API itself keep stored responses and conversations (store, previous_response_id). Each stored id stays the caller’s who created it; the engine’s store still holds every caller’s text, so turn it on only for an engine whose store you trust. Off, the gateway sends store: false and refuses requests that need state.

@@ -47,6 +47,7 @@ error-backend-auth-failed = The model server refused the gateway’s credentials
 error-backend-overloaded = The model server is overloaded. Try again later.
 error-upstream-timeout = The model server did not answer in time.
 error-upstream-refused = The model server refused the request.
+error-state-owners-unavailable = The gateway cannot tell who owns stored responses right now. Try again.
 error-last-administrator = This change would leave no active administrator.
 error-username-taken = This username is already taken.
 error-invalid-group-name = A group name is 1 to 64 letters, digits, dots, underscores or dashes, starting with a letter or digit.

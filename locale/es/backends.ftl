@@ -145,3 +145,5 @@ backend-surface-translate = Traducir a chat completions
 backend-serving-native = { $surface }: se pasa tal cual
 backend-serving-translated = { $surface }: traducido a chat
 backend-surface-new = Se detecta al guardar.
+backend-store-responses = Guardar el estado de Responses para los llamantes
+backend-store-responses-hint = Permite que un motor que sirve la API Responses por sí mismo guarde respuestas y conversaciones (store, previous_response_id). Cada id guardado sigue siendo de quien lo creó; el almacén del motor guarda aun así los textos de todos, así que actívelo solo para un motor cuyo almacén sea de confianza. Desactivado, la pasarela envía store: false y rechaza las solicitudes que necesitan estado.

@@ -47,6 +47,7 @@ error-backend-auth-failed = El servidor de modelos rechazó las credenciales de 
 error-backend-overloaded = El servidor de modelos está sobrecargado. Inténtelo más tarde.
 error-upstream-timeout = El servidor de modelos no respondió a tiempo.
 error-upstream-refused = El servidor de modelos rechazó la solicitud.
+error-state-owners-unavailable = La pasarela no puede saber ahora de quién son las respuestas guardadas. Inténtelo de nuevo.
 error-last-administrator = Este cambio dejaría la instalación sin ningún administrador activo.
 error-username-taken = Este nombre de usuario ya está ocupado.
 error-invalid-group-name = Un nombre de grupo tiene de 1 a 64 letras, cifras, puntos, guiones bajos o guiones, y empieza por una letra o una cifra.

@@ -145,3 +145,5 @@ backend-surface-translate = Traduire en chat completions
 backend-serving-native = { $surface } : transmis tel quel
 backend-serving-translated = { $surface } : traduit en chat
 backend-surface-new = Détecté à l’enregistrement.
+backend-store-responses = Conserver l’état Responses pour les appelants
+backend-store-responses-hint = Permet à un moteur qui sert lui-même l’API Responses de conserver les réponses et conversations enregistrées (store, previous_response_id). Chaque identifiant enregistré reste à l’appelant qui l’a créé ; le stockage du moteur contient malgré tout les textes de tous les appelants : ne l’activez que pour un moteur dont vous faites confiance au stockage. Désactivé, la passerelle envoie store: false et refuse les requêtes qui ont besoin d’un état.

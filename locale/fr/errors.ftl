@@ -47,6 +47,7 @@ error-backend-auth-failed = Le serveur de modèles a refusé les identifiants de
 error-backend-overloaded = Le serveur de modèles est surchargé. Réessayez plus tard.
 error-upstream-timeout = Le serveur de modèles n’a pas répondu à temps.
 error-upstream-refused = Le serveur de modèles a refusé la requête.
+error-state-owners-unavailable = La passerelle ne peut pas dire pour l’instant à qui appartiennent les réponses enregistrées. Réessayez.
 error-last-administrator = Cette modification ne laisserait aucun administrateur actif.
 error-username-taken = Ce nom d’utilisateur est déjà pris.
 error-invalid-group-name = Un nom de groupe comporte de 1 à 64 lettres, chiffres, points, tirets bas ou tirets, et commence par une lettre ou un chiffre.

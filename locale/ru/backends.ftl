@@ -145,3 +145,5 @@ backend-surface-translate = Переводить в chat completions
 backend-serving-native = { $surface }: передаётся как есть
 backend-serving-translated = { $surface }: переводится в chat
 backend-surface-new = Определяется при сохранении.
+backend-store-responses = Хранить состояние Responses для вызывающих
+backend-store-responses-hint = Разрешает движку, который сам обслуживает Responses API, хранить сохранённые ответы и беседы (store, previous_response_id). Каждый сохранённый id остаётся за тем, кто его создал; хранилище движка всё равно содержит тексты всех вызывающих, поэтому включайте только для движка, хранилищу которого вы доверяете. Выключено: шлюз отправляет store: false и отклоняет запросы, которым нужно состояние.

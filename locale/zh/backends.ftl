@@ -145,3 +145,5 @@ backend-surface-translate = 转换为 chat completions
 backend-serving-native = { $surface }：原样转发
 backend-serving-translated = { $surface }：转换为 chat
 backend-surface-new = 保存时自动检测。
+backend-store-responses = 为调用方保留 Responses 状态
+backend-store-responses-hint = 允许自身提供 Responses API 的引擎保留已存储的响应和对话（store、previous_response_id）。每个已存储的 id 只属于创建它的调用方；但引擎的存储仍包含所有调用方的文本，因此只对您信任其存储的引擎开启。关闭时，网关发送 store: false，并拒绝需要状态的请求。

@@ -47,6 +47,7 @@ error-backend-auth-failed = 模型服务器拒绝了网关的凭据。请管理�
 error-backend-overloaded = 模型服务器过载。请稍后再试。
 error-upstream-timeout = 模型服务器未能及时响应。
 error-upstream-refused = 模型服务器拒绝了该请求。
+error-state-owners-unavailable = 网关暂时无法确定已存储响应的归属。请重试。
 error-last-administrator = 此更改将导致没有任何有效的管理员。
 error-username-taken = 该用户名已被占用。
 error-invalid-group-name = 用户组名称由 1 到 64 个字母、数字、点、下划线或连字符组成，并以字母或数字开头。

@@ -59,6 +59,7 @@ function fillSurfaces(backend) {
       ? t(`backend-serving-${backend.serving[surface]}`, { surface: t(`backend-surface-${surface}`) })
       : t("backend-surface-new");
   }
+  $("backend-store-responses").checked = backend ? backend.store_responses : false;
 }
 
 function surfacesFromEditor() {
@@ -554,6 +555,7 @@ backendForm.addEventListener("submit", async (event) => {
     aliases,
     priority: priorityFromEditor(),
     surfaces: surfacesFromEditor(),
+    store_responses: $("backend-store-responses").checked,
     pools: checkedValues($("backend-pools")),
   };
   const save = $("backend-save");

@@ -387,3 +387,33 @@ def test_opening_a_pool_to_everyone_is_an_explicit_choice_that_is_confirmed_firs
     pool.refresh_from_db()
     assert (pool.everyone, pool.allowed_groups) == (True, [])
     expect(page.locator("#pools-body tr[data-pool='team']")).to_contain_text(everyone)
+
+
+@pytest.mark.parametrize(
+    ("admin", "edit", "keep"),
+    [
+        ("carol", "Edit", "Keep Responses state for callers"),
+        ("german_carol", "Bearbeiten", "Responses-Zustand für Aufrufer speichern"),
+    ],
+)
+def test_keeping_responses_state_is_chosen_per_backend_and_shown_again(
+    page: Any, request: Any, sign_in: Any, admin: str, edit: str, keep: str
+) -> None:
+    request.getfixturevalue(admin)
+    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    sign_in(page, "carol")
+    page.goto("/admin/backends/")
+    card(page, "gpu-1").get_by_role("button", name=edit).click()
+
+    form = editor(page)
+    expect(form.get_by_label(keep)).not_to_be_checked()
+    form.get_by_label(keep).check()
+    with page.expect_response(
+        lambda r: r.url.endswith("/api/v0/admin/backends") and r.request.method == "PUT"
+    ):
+        form.locator("#backend-save").click()
+    expect(form).to_be_hidden()
+    assert Backend.objects.get(name="gpu-1").store_responses is True
+
+    card(page, "gpu-1").get_by_role("button", name=edit).click()
+    expect(editor(page).get_by_label(keep)).to_be_checked()

@@ -96,6 +96,7 @@ def test_putting_a_new_name_creates_the_backend(carol_client: Client) -> None:
         "inflight": None,
         "surfaces": {"messages": "auto", "responses": "auto"},
         "serving": {"messages": "translated", "responses": "translated"},
+        "store_responses": False,
     }
     assert Backend.objects.count() == 1
 
@@ -957,7 +958,9 @@ def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
     assert ref(pools["put"]["requestBody"]) == "PoolIn"
     assert ref(pools["put"]["responses"]["200"]) == "PoolOut"
     components = schema["components"]["schemas"]
-    assert set(components["BackendIn"]["properties"]) == {*GPU1, "surfaces", "pools"}
+    assert set(components["BackendIn"]["properties"]) == {
+        *GPU1, "surfaces", "store_responses", "pools"
+    }
     assert components["BackendIn"]["required"] == ["name"]
     assert "api_key" not in components["BackendOut"]["properties"]
     assert set(components["PoolIn"]["properties"]) == {

@@ -805,7 +805,7 @@ def test_a_request_that_needs_server_state_is_refused_with_what_and_why(
     request_ = {"model": "m", "input": "hi", **extra}
     validate(request_)  # a native backend may serve it
     why = needs_state(request_)
-    assert why is not None and "aiplane keeps no conversation store" in why
+    assert why is not None and "no backend of this model keeps Responses state for callers" in why
     assert param.split("[")[0] in why
     with pytest.raises(ResponsesError) as refused:
         to_chat(request_)

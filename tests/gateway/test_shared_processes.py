@@ -334,3 +334,26 @@ def test_a_token_revoked_through_one_process_is_refused_by_another_long_before_i
         assert time.monotonic() - revoked < 10.0, "B still serves the revoked token"
         time.sleep(0.01)
     assert status == 401
+
+
+def test_a_response_stored_through_one_process_stays_its_callers_at_another(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    engine = make_sim(tokens=2, token_delay=0, responses=True, responses_store=True)
+    add_backend("keeper", engine.url, surfaces={"responses": "native"}, store_responses=True)
+    alice, bob = key_for("alice"), key_for("bob")
+    a, b = cluster.start(2, alice)
+
+    def respond(p: Process, key: str, **body: Any) -> httpx.Response:
+        return HTTP.post(
+            p.v1 + "/responses",
+            json={"model": "sim-small", "input": "hi", **body},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+
+    stored = respond(a, alice, store=True)
+    assert stored.status_code == 200, stored.text
+    ident = stored.json()["id"]
+
+    assert respond(b, bob, previous_response_id=ident).status_code == 404
+    assert respond(b, alice, previous_response_id=ident).status_code == 200

@@ -68,7 +68,7 @@ def test_state_a_translating_backend_cannot_keep_is_a_clear_400(gateway, engine,
             client(gateway, key).responses.create(model="sim-small", input="hi", **extra)
         error = refused.value.body
         assert error["param"] == param
-        assert "keeps no" in error["message"] or "stored" in error["message"]
+        assert "keeps Responses state" in error["message"] or "stored" in error["message"]
     assert engine_records(engine) == []  # refused before it waited for a slot
 
 
