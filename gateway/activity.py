@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, fields
 from functools import partial
 from typing import Any
 
+from gateway.redaction import scrub
+
 log = logging.getLogger("aiplane.activity")
 
 FLUSH_EVERY = 1.0  # seconds
@@ -25,10 +27,11 @@ BATCH = 10_000
 MAX_BUFFER = 50_000
 
 
-def text(max_length: int, blank: str = "") -> dict[str, Any]:
+def text(max_length: int, blank: str = "", *, scrubbed: bool = False) -> dict[str, Any]:
     """A text column: what the record holds is cleaned to fit it (see `clean`); `blank` is what
-    an empty value is stored as."""
-    return {"max_length": max_length, "blank": blank}
+    an empty value is stored as; `scrubbed` text loses anything that looks like a credential
+    first (gateway/redaction.py)."""
+    return {"max_length": max_length, "blank": blank, "scrubbed": scrubbed}
 
 
 @dataclass(slots=True)
@@ -63,7 +66,9 @@ class Entry:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
-    error: str = field(default="", metadata=text(500))  # why it was refused or failed
+    # Why it was refused or failed; an engine's words are scrubbed where they are read, and
+    # once more here: the database keeps them for months.
+    error: str = field(default="", metadata=text(500, scrubbed=True))
 
     def row(self) -> Row:
         """The fields in declaration order (`Entry(*row)` rebuilds it), text cleaned to fit its
@@ -101,8 +106,10 @@ def _written_row() -> Callable[[Entry], Row]:
             values.append(f"e.{f.name}")
             continue
         v = f.name
+        body.append(f"    {v} = e.{v}")
+        if f.metadata["scrubbed"]:
+            body.append(f"    if {v}: {v} = scrub(str({v}))")  # empty: the usual case, free
         body += [
-            f"    {v} = e.{v}",
             f"    if not ({v}.__class__ is str and {v}.isascii() and len({v}) <= {limit}"
             f" and '\\0' not in {v}):",
             f"        {v} = clean({v}, {limit})",
@@ -111,7 +118,7 @@ def _written_row() -> Callable[[Entry], Row]:
             body.append(f"    {v} = {v} or {blank!r}")
         values.append(v)
     source = "def row(e):\n" + "\n".join(body) + f"\n    return ({', '.join(values)},)\n"
-    namespace: dict[str, Any] = {"clean": clean}
+    namespace: dict[str, Any] = {"clean": clean, "scrub": scrub}
     exec(source, namespace)  # noqa: S102 - our own declaration, spelled out once at import
     row: Callable[[Entry], Row] = namespace["row"]
     row.__doc__ = Entry.row.__doc__

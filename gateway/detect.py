@@ -9,6 +9,7 @@ from typing import Any, Final
 import httpx
 
 from gateway.mapping import EngineProfile
+from gateway.redaction import NO_SECRETS, Secrets, scrub
 
 # Detection runs when an administrator saves a backend or the registry starts; a dead or
 # black-holed host must not stall that for long, and the probes run concurrently.
@@ -86,12 +87,13 @@ def _opt_bool(value: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _opt_str(value: object, secrets: Secrets = NO_SECRETS) -> str | None:
+    # What an engine reports is stored in its profile and shown: never with a key in it.
+    return scrub(value, secrets) if isinstance(value, str) and value else None
 
 
-def _version_of(data: object, key: str = "version") -> str | None:
-    return _opt_str(data.get(key)) if isinstance(data, dict) else None
+def _version_of(data: object, key: str = "version", secrets: Secrets = NO_SECRETS) -> str | None:
+    return _opt_str(data.get(key), secrets) if isinstance(data, dict) else None
 
 
 async def _serves(client: httpx.AsyncClient, url: str, headers: dict[str, str]) -> bool | None:
@@ -114,6 +116,7 @@ async def detect_engine(
     """Identify the engine behind `base_url`; scheduling fields stay None unless reported."""
     root = engine_root(base_url)
     headers = _headers(api_key)
+    secrets = Secrets.of(api_key)
     base = base_url.rstrip("/")
     (
         server_info,
@@ -139,9 +142,9 @@ async def detect_engine(
     if server_info is not None:
         return EngineProfile(
             kind="sglang",
-            version=_version_of(server_info),
+            version=_version_of(server_info, secrets=secrets),
             priority_scheduling=_opt_bool(server_info.get("enable_priority_scheduling")),
-            schedule_policy=_opt_str(server_info.get("schedule_policy")),
+            schedule_policy=_opt_str(server_info.get("schedule_policy"), secrets),
             low_values_first=_opt_bool(server_info.get("schedule_low_priority_values_first")),
             detected_at=now,
             **surfaces,
@@ -152,17 +155,26 @@ async def detect_engine(
     # vLLM's scheduling policy is not reported anywhere, so it never proves priority scheduling.
     if "vllm" in owners:
         return EngineProfile(
-            kind="vllm", version=_version_of(vllm_version), detected_at=now, **surfaces
+            kind="vllm",
+            version=_version_of(vllm_version, secrets=secrets),
+            detected_at=now,
+            **surfaces,
         )
     if (isinstance(props, dict) and "default_generation_settings" in props) or (
         "llamacpp" in owners
     ):
         return EngineProfile(
-            kind="llamacpp", version=_version_of(props, "build_info"), detected_at=now, **surfaces
+            kind="llamacpp",
+            version=_version_of(props, "build_info", secrets),
+            detected_at=now,
+            **surfaces,
         )
     if _version_of(ollama_version) is not None or "ollama" in owners:
         return EngineProfile(
-            kind="ollama", version=_version_of(ollama_version), detected_at=now, **surfaces
+            kind="ollama",
+            version=_version_of(ollama_version, secrets=secrets),
+            detected_at=now,
+            **surfaces,
         )
     if entries is not None:
         return EngineProfile(kind="generic", detected_at=now, **surfaces)
@@ -175,7 +187,8 @@ class ProbeFailure:
 
     `reason` is one of "unreachable" (no answer: refused, timed out, bad TLS), "status" (an
     answer that is not a success; `status` says which) or "not_models" (a success whose body
-    is not an OpenAI models list); `error` is the transport's or the engine's own words.
+    is not an OpenAI models list); `error` is the transport's or the engine's own words, less
+    any key they quote (gateway/redaction.py).
     """
 
     url: str
@@ -192,13 +205,16 @@ async def check_models(
 ) -> tuple[list[str], ProbeFailure | None]:
     """Model ids served at `{base_url}/models`, in order, or why they could not be read."""
     url = models_url(base_url)
+    secrets = Secrets.of(api_key)
     try:
         response = await client.get(url, headers=_headers(api_key), timeout=PROBE_TIMEOUT)
     except Exception as exc:  # whatever the transport raised is the reason to show
-        return [], ProbeFailure(url, "unreachable", f"{type(exc).__name__}: {exc}".rstrip(": "))
+        said = scrub(f"{type(exc).__name__}: {exc}", secrets).rstrip(": ")
+        return [], ProbeFailure(url, "unreachable", said)
     if not response.is_success:
-        body = response.text[:300].strip()
-        error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+        body = _excerpt(response.text, secrets)
+        # Its reason phrase is the engine's words too (one may echo the request's header).
+        error = scrub(f"HTTP {response.status_code} {response.reason_phrase}", secrets).strip()
         return [], ProbeFailure(
             url, "status", f"{error}: {body}" if body else error, response.status_code
         )
@@ -207,7 +223,7 @@ async def check_models(
     except ValueError:
         entries = None
     if entries is None:
-        return [], ProbeFailure(url, "not_models", response.text[:300].strip())
+        return [], ProbeFailure(url, "not_models", _excerpt(response.text, secrets))
     ids: list[str] = []
     seen: set[str] = set()
     for entry in entries:
@@ -216,6 +232,12 @@ async def check_models(
             seen.add(model_id)
             ids.append(model_id)
     return ids, None
+
+
+def _excerpt(text: str, secrets: Secrets) -> str:
+    """The start of an engine's answer, to show: scrubbed before it is cut (half a key cut off
+    would no longer be found)."""
+    return scrub(text[:4096], secrets)[:300].strip()
 
 
 async def probe_models(client: httpx.AsyncClient, base_url: str, api_key: str | None) -> list[str]:

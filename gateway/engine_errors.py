@@ -5,7 +5,8 @@ Engines answer errors in at least three shapes (FACTS.md): OpenAI's and newer vL
 `{"object": "error", "message", "type", "param", "code": <int>}`, and FastAPI's
 `{"detail": ...}`; proxies in front of them answer HTML. Whatever the shape, the client gets our
 envelope with the engine's message kept, and can tell its own faults (4xx) from the backend's
-(502/503/504).
+(502/503/504). The message is scrubbed first (gateway/redaction.py): an engine quoting the
+gateway's key back ("Invalid API key: Bearer ...") must not hand it to the caller.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from gateway.errors import (
     UpstreamError,
     UpstreamTimeout,
 )
+from gateway.redaction import NO_SECRETS, Secrets, scrub
 
 MAX_ERROR_BODY = 64 * 1024  # what is read of an error answer; the rest is not worth waiting for
 MAX_MESSAGE = 500  # characters of the engine's message passed on
@@ -33,8 +35,11 @@ _TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.IGNORECASE | re.D
 _TYPE_BY_STATUS = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error"}
 
 
-def engine_message(body: bytes, content_type: str = "") -> tuple[str, str | None, str | None]:
-    """(message, type, code) of an engine's error answer; the text itself when not JSON."""
+def engine_message(
+    body: bytes, content_type: str = "", secrets: Secrets = NO_SECRETS
+) -> tuple[str, str | None, str | None]:
+    """(message, type, code) of an engine's error answer, the text itself when not JSON, without
+    the backend's key (`secrets`) or anything else that looks like a credential."""
     data: Any = None
     if body[:1] in (b"{", b"[") or "json" in content_type:
         try:
@@ -51,12 +56,12 @@ def engine_message(body: bytes, content_type: str = "") -> tuple[str, str | None
             message = data.get("detail")
         if message is not None:
             if not isinstance(message, str):
-                message = json.dumps(message, ensure_ascii=False)[:MAX_MESSAGE]
-            return _trim(message), _str(source.get("type")), _code(source.get("code"))
+                message = json.dumps(message, ensure_ascii=False)
+            return _said(message, secrets), _str(source.get("type")), _code(source.get("code"))
     text = body.decode("utf-8", "replace")
     if "html" in content_type or text.lstrip()[:1] == "<":
         text = _TAGS.sub(" ", text)
-    return _trim(text), None, None
+    return _said(text, secrets), None, None
 
 
 def error_for_status(
@@ -66,12 +71,14 @@ def error_for_status(
     content_type: str,
     retry_after: str | None,
     backend: str,
+    secrets: Secrets = NO_SECRETS,
 ) -> GatewayError:
-    """The client's error for an engine's non-2xx answer (see the module docstring).
+    """The client's error for an engine's non-2xx answer (see the module docstring); `secrets`
+    are the backend's own key, which its message loses.
 
     502/503/504 are also worth another replica; this is what the client gets once none is left.
     """
-    message, type_, code = engine_message(body, content_type)
+    message, type_, code = engine_message(body, content_type, secrets)
     said = f": {message}" if message else ""
     if status in (401, 403):
         # Never the client's 401: its own token was fine, the gateway's key for the engine not.
@@ -100,8 +107,10 @@ def error_for_status(
     return UpstreamError(f"The model server {backend} failed ({status}){said}")
 
 
-def _trim(text: str) -> str:
-    text = " ".join(text.split())
+def _said(text: str, secrets: Secrets) -> str:
+    """The engine's text as the client may read it: scrubbed whole (a cut could leave half a
+    key that no longer looks like one), then on one line and trimmed."""
+    text = " ".join(scrub(text, secrets).split())
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
 
 

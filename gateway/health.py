@@ -7,6 +7,7 @@ from typing import Final
 import httpx
 
 from gateway.detect import engine_root
+from gateway.redaction import Secrets, scrub
 
 # Health probes run on a timer for every backend; a slow answer counts as a failure rather than
 # letting one stuck engine hold up the round.
@@ -54,7 +55,9 @@ async def check_health(
             response = await client.get(models, headers=headers, timeout=HEALTH_TIMEOUT)
     # Whatever goes wrong (refused, reset, timeout, bad URL), the backend is not serving.
     except Exception as err:
-        detail = str(err)
+        # The transport's words may quote the engine's (a garbled status line echoing the
+        # request's Authorization header): they lose the key before anyone reads them.
+        detail = scrub(str(err), Secrets.of(api_key))
         return f"GET {url}: {type(err).__name__}" + (f": {detail}" if detail else "")
     if response.is_success:
         return None

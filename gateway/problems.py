@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from gateway.redaction import NO_SECRETS, Secrets, scrub
+
 Source = Literal["health", "request"]
 
 # An engine's error text can be long (a stack trace in an HTML page): the page needs a line.
@@ -20,18 +22,32 @@ class Failure:
     source: Source
 
 
+def _none(_: str) -> Secrets:
+    return NO_SECRETS
+
+
 class LastErrors:
     """One `Failure` per backend name, overwritten by the next: a dict write, so the request
-    path may note one without touching the database."""
+    path may note one without touching the database.
 
-    __slots__ = ("_by_backend", "clock")
+    What is noted is scrubbed once more (the sources scrub the engine's words already): an
+    administrator's page must never show a backend's key, whoever wrote the message.
+    `secrets_of` gives a backend's key forms (the running snapshot's).
+    """
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    __slots__ = ("_by_backend", "clock", "secrets_of")
+
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.time,
+        secrets_of: Callable[[str], Secrets] = _none,
+    ) -> None:
         self.clock = clock
+        self.secrets_of = secrets_of
         self._by_backend: dict[str, Failure] = {}
 
     def note(self, backend: str, message: str, source: Source) -> None:
-        text = message.strip() or "failed"
+        text = scrub(message, self.secrets_of(backend)).strip() or "failed"
         if len(text) > MAX_MESSAGE:
             text = text[: MAX_MESSAGE - 1] + "…"
         self._by_backend[backend] = Failure(self.clock(), text, source)

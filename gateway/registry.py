@@ -17,6 +17,7 @@ from yarl import URL
 from gateway.admission import Route, Slot, Target
 from gateway.errors import Forbidden, ModelNotFound
 from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
+from gateway.redaction import NO_SECRETS, Secrets
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -68,7 +69,8 @@ class Topology:
 
 @dataclass(slots=True)
 class Upstream:
-    """A backend as the request path uses it: its slot, URLs, key header and priority mapping."""
+    """A backend as the request path uses it: its slot, URLs, key header and priority mapping,
+    and its key in every form an engine may quote it back (`secrets`, for gateway/redaction.py)."""
 
     spec: BackendSpec
     slot: Slot
@@ -77,6 +79,7 @@ class Upstream:
     headers: CIMultiDict[str]
     root: str
     urls: dict[str, URL] = field(default_factory=dict)
+    secrets: Secrets = NO_SECRETS
 
     @property
     def name(self) -> str:
@@ -165,6 +168,7 @@ class Snapshot:
                 models=tuple(served),
                 headers=headers,
                 root=_root_of(base),
+                secrets=Secrets.of(b.api_key),
             )
         for name, slot in slots.items():
             if name not in self.upstreams:

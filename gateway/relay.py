@@ -13,6 +13,9 @@ Failures before the client got a byte are `Retryable` (the caller may try anothe
 the error the client gets when none is left. One watchdog per relay bounds the time to the first
 byte, the idle time between chunks and a send to a client that stopped reading; the client
 leaving cancels the relay at once. Every exit releases the slot in one place.
+
+Nothing the engine says passes without gateway/redaction.py: its errors, the headers passed on
+and its answer's bytes lose the backend's own key (an engine may quote it back).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import contextvars
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +40,7 @@ from gateway.admission import CLASS_NAMES, Acquired
 from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
+from gateway.redaction import scrub_answer, scrub_header
 from gateway.registry import Upstream
 from gateway.stored_state import RequestState
 from gateway.surfaces import Plan, Surface, dump, event_data, split_events
@@ -321,6 +325,7 @@ class Relay:
             content_type=resp.headers.get("content-type", ""),
             retry_after=resp.headers.get("retry-after"),
             backend=self.upstream.name,
+            secrets=self.upstream.secrets,
         )
         if status in RETRY_STATUS:
             raise Retryable(f"{self.upstream.name} answered {status}", error)
@@ -328,7 +333,7 @@ class Relay:
         raise error
 
     async def _buffered(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
-        data = await resp.read()
+        data = scrub_answer(await resp.read(), self.upstream.secrets)
         parsed: Any = None
         try:
             if "json" in content_type:
@@ -353,9 +358,22 @@ class Relay:
         if not first:
             raise self._retryable("ended its answer before its first byte")
         await self._start(resp, self._headers(resp))
-        await self._pass(first)
-        async for chunk in chunks:
-            await self._pass(chunk)
+        needle = self.upstream.secrets.needle
+        if not needle:
+            await self._pass(first)
+            async for chunk in chunks:
+                await self._pass(chunk)
+        else:
+            # Chunks split anywhere, a key too: the bytes that could start one wait for the next.
+            keep, held = len(needle) - 1, b""
+            async for chunk in _chained(first, chunks):
+                data = scrub_answer(held + chunk, self.upstream.secrets)
+                cut = max(0, len(data) - keep)
+                data, held = data[:cut], data[cut:]
+                if data:
+                    await self._pass(data)
+            if held:
+                await self._pass(held)
         await self.send({"type": "http.response.body", "body": b""})
 
     async def _events(self, resp: aiohttp.ClientResponse) -> None:
@@ -380,7 +398,7 @@ class Relay:
         tail = b""
         if self._pending:
             # The engine ended mid-event but cleanly: its bytes, as it sent them.
-            tail, self._pending = self._planned(self._pending), b""
+            tail, self._pending = self._planned(self._clean(self._pending)), b""
         tail += self.plan.end()
         if tail:
             await self._pass(tail)
@@ -406,6 +424,7 @@ class Relay:
             content_type="application/json",
             retry_after=None,
             backend=self.upstream.name,
+            secrets=self.upstream.secrets,
         )
         if status in RETRY_STATUS:
             raise Retryable(f"{self.upstream.name} refused the stream ({status})", refusal)
@@ -424,13 +443,17 @@ class Relay:
                 chunk.decode()  # whole events never split a character: this is the engine's
             except UnicodeDecodeError:
                 raise ClientPayloadError("the event stream is not UTF-8") from None
-        chunk = self._planned(chunk) if chunk else chunk
+        chunk = self._planned(self._clean(chunk)) if chunk else chunk
         if not chunk:
             self._mark = self._loop.time()  # progress from the backend, nothing to send yet
             return
         if self.state is not None and self.state.pending:
             await self.state.settle()  # the ids it created are the caller's before it sees them
         await self._pass(chunk)
+
+    def _clean(self, events: bytes) -> bytes:
+        """The engine's events without its key (quoted back in an error event, say)."""
+        return scrub_answer(events, self.upstream.secrets)
 
     def _planned(self, events: bytes) -> bytes:
         """The surface's bytes for whole events; events it cannot pass on are a broken stream."""
@@ -458,9 +481,11 @@ class Relay:
         await self.send({"type": "http.response.start", "status": resp.status, "headers": headers})
 
     def _headers(self, resp: aiohttp.ClientResponse) -> list[tuple[bytes, bytes]]:
-        # The engine's bytes as they came (no decoding and encoding again per header).
+        # The engine's bytes as they came (no decoding and encoding again per header), less
+        # any key it quoted back.
+        secrets = self.upstream.secrets
         out = [
-            (name, value)
+            (name, scrub_header(value, secrets))
             for k, value in resp.raw_headers
             if (name := k.lower()) in PASSED_RESPONSE_HEADERS
         ]
@@ -549,6 +574,12 @@ class Relay:
         if self._abort is None and self._task is not None:
             self._abort = reason
             self._task.cancel()
+
+
+async def _chained(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    yield first
+    async for chunk in rest:
+        yield chunk
 
 
 def _has_boundary(data: bytes) -> bool:

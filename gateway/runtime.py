@@ -25,6 +25,7 @@ from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
 from gateway.problems import LastErrors
+from gateway.redaction import NO_SECRETS, Secrets
 from gateway.registry import Snapshot, Topology
 from gateway.relay import STALLED_CLIENT_SECS, Timeouts, connector, quiet_dropped_connections
 from gateway.stored_state import MemoryOwners, Owners
@@ -138,7 +139,7 @@ class Runtime:
         self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
         # Each backend's last failure (a probe or a request), for the administrators' Models page.
-        self.errors = LastErrors()
+        self.errors = LastErrors(secrets_of=self._secrets_of)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
         self.probe_client: httpx.AsyncClient | None = None
@@ -147,6 +148,10 @@ class Runtime:
         self._tasks: list[asyncio.Task[None]] = []
         self._identifying: set[asyncio.Future[None]] = set()
         self.started_at = time.time()
+
+    def _secrets_of(self, backend: str) -> Secrets:
+        up = self.snapshot.upstreams.get(backend)
+        return NO_SECRETS if up is None else up.secrets
 
     # ----- lifecycle -----------------------------------------------------------------------
 
