@@ -5,6 +5,9 @@ memberships, tokens, users, profiles or operator settings bumps a generation cou
 commit) and empties the cache; a short TTL is the backstop for changes made behind the ORM's back.
 Misses load on a small dedicated thread pool, never on the event loop, and concurrent misses for
 the same key share one load.
+
+Whatever else holds a right decided from identity (the live queue's websockets) listens to the
+same invalidation (`on_identity_changed`), and to sessions ending, which this cache never holds.
 """
 
 from __future__ import annotations
@@ -74,6 +77,8 @@ _executor: ThreadPoolExecutor | None = None
 _usage_lock = threading.Lock()
 _usage: dict[int, float] = {}  # token id -> time of its last use (epoch seconds)
 
+_listeners: list[Callable[[], None]] = []
+
 
 def invalidate_callers() -> None:
     """Forget every cached answer; loads already running will not store theirs."""
@@ -82,6 +87,25 @@ def invalidate_callers() -> None:
         _generation += 1
         _entries.clear()
         _unknown.clear()
+    _tell_listeners()
+
+
+def sessions_ended() -> None:
+    """A browser session was deleted (signed out, flushed): nothing cached here holds one (a
+    session is read on every request), but rights granted to a session are checked again."""
+    _tell_listeners()
+
+
+def on_identity_changed(listener: Callable[[], None]) -> None:
+    """Call `listener` (from whatever thread the change lands on; it must return at once) on
+    every invalidation and every session ended."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def _tell_listeners() -> None:
+    for listener in list(_listeners):
+        listener()
 
 
 def _ttl() -> float:

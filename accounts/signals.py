@@ -1,14 +1,18 @@
 """Cache invalidation: any identity or settings change empties the caller cache after commit,
-and a group created, renamed or deleted rebuilds the gateway's snapshot (it maps groups to ids)."""
+a browser session deleted (signed out, flushed) makes the rights granted to sessions be checked
+again, and a group created, renamed or deleted rebuilds the gateway's snapshot (it maps groups
+to ids)."""
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models.signals import m2m_changed, post_delete, post_save
 
-from accounts.caller import invalidate_callers
+from accounts.caller import invalidate_callers, sessions_ended
 from accounts.models import ApiToken, GatewayGroup, UserProfile
 from aiplane import changes
 from aiplane.catalog import on_settings_changed
@@ -31,6 +35,24 @@ def _invalidate_after_commit(**kwargs: Any) -> None:
 def _callers_changed() -> None:
     invalidate_callers()
     changes.publish(changes.CALLERS)  # other processes forget theirs too
+
+
+def _session_deleted(**kwargs: Any) -> None:
+    # After commit too: a check that ran before it would still find the session.
+    changes.once_on_commit(changes.SESSIONS, _sessions_changed, using=kwargs.get("using"))
+
+
+def _sessions_changed() -> None:
+    sessions_ended()
+    changes.publish(changes.SESSIONS)
+
+
+def _session_model() -> Any:
+    """The model a database-backed session engine stores in; None for the others (cache,
+    signed cookies), whose sessions end unannounced (the periodic check still sees it)."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    get_model = getattr(store, "get_model_class", None)
+    return None if get_model is None else get_model()
 
 
 def _group_ids_changed(**kwargs: Any) -> None:
@@ -69,4 +91,7 @@ def connect() -> None:
         sender=GatewayGroup.members.through,
         dispatch_uid="accounts.caller:members",
     )
+    session = _session_model()
+    if session is not None:
+        post_delete.connect(_session_deleted, sender=session, dispatch_uid="accounts:sessions")
     on_settings_changed(_on_settings_changed)

@@ -1,8 +1,9 @@
 """Changes made in one process, applied by every other: published on Redis, heard by each runtime.
 
-Tokens, users, groups and memberships (the caller cache), operator settings and the topology are
-announced after commit on the channel ``<prefix>changes``; every gateway process listening there
-applies them at once (gateway/shared_link.py). Without AIPLANE_REDIS_URL nothing is published and
+Tokens, users, groups and memberships (the caller cache), operator settings, the topology and
+browser sessions ended (the live queue's websockets check their right again) are announced
+after commit on the channel ``<prefix>changes``; every gateway process listening there applies
+them at once (gateway/shared_link.py). Without AIPLANE_REDIS_URL nothing is published and
 the periodic reload (gateway/runtime.py) stays the only way changes made elsewhere arrive.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 log = logging.getLogger("aiplane.gateway")
 
 CALLERS, SETTINGS, TOPOLOGY = "callers", "settings", "topology"
+SESSIONS = "sessions"  # a browser session ended: rights granted to sessions are checked again
 
 _name = ("", 0)
 
@@ -116,4 +118,4 @@ def parse(data: bytes) -> str | None:
     if not isinstance(message, dict) or message.get("from") == process_name():
         return None
     kind = message.get("kind")
-    return kind if kind in (CALLERS, SETTINGS, TOPOLOGY) else None
+    return kind if kind in (CALLERS, SETTINGS, TOPOLOGY, SESSIONS) else None

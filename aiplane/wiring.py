@@ -24,6 +24,7 @@ from accounts.caller import (
     caller_for_user,
     flush_token_usage,
     invalidate_callers,
+    sessions_ended,
 )
 from aiplane import changes
 from aiplane.catalog import all_settings, on_settings_changed
@@ -239,6 +240,8 @@ async def _apply_change(runtime: Runtime, kind: str) -> None:
     """Another process changed identities, settings or the topology: apply it here at once."""
     if kind == changes.CALLERS:
         invalidate_callers()
+    elif kind == changes.SESSIONS:
+        sessions_ended()
     elif kind == changes.SETTINGS:
         invalidate_callers()
         runtime.apply_settings(await runtime.run_db(all_settings))

@@ -28,3 +28,6 @@ live-connecting = Verbindung wird aufgebaut …
 live-connected = Live
 live-polling = Aktualisierung alle 2 Sekunden
 live-offline = Live-Daten nicht verfügbar
+live-stopped = Angehalten
+live-not-admin = Sie sind kein Administrator mehr, daher wurde die Live-Warteschlange angehalten. Laden Sie die Seite neu, sobald Ihre Rechte wiederhergestellt sind.
+live-signed-out = Sie wurden abgemeldet, daher wurde die Live-Warteschlange angehalten. Melden Sie sich erneut an, um sie zu verfolgen.

@@ -28,3 +28,6 @@ live-connecting = Connecting…
 live-connected = Live
 live-polling = Updating every 2 seconds
 live-offline = Live data unavailable
+live-stopped = Stopped
+live-not-admin = You are no longer an administrator, so the live queue has stopped. Reload the page once your rights are restored.
+live-signed-out = You have been signed out, so the live queue has stopped. Sign in again to watch it.

@@ -28,3 +28,6 @@ live-connecting = Conectando…
 live-connected = En directo
 live-polling = Actualización cada 2 segundos
 live-offline = Datos en directo no disponibles
+live-stopped = Detenida
+live-not-admin = Ya no es administrador, por lo que la cola en directo se ha detenido. Vuelva a cargar la página cuando se restablezcan sus permisos.
+live-signed-out = Se ha cerrado su sesión, por lo que la cola en directo se ha detenido. Vuelva a iniciar sesión para seguirla.

@@ -28,3 +28,6 @@ live-connecting = Connexion…
 live-connected = En direct
 live-polling = Mise à jour toutes les 2 secondes
 live-offline = Données en direct indisponibles
+live-stopped = Arrêtée
+live-not-admin = Vous n’êtes plus administrateur : la file d’attente en direct s’est arrêtée. Rechargez la page une fois vos droits rétablis.
+live-signed-out = Vous avez été déconnecté : la file d’attente en direct s’est arrêtée. Reconnectez-vous pour la suivre.

@@ -28,3 +28,6 @@ live-connecting = 正在连接…
 live-connected = 实时
 live-polling = 每 2 秒更新一次
 live-offline = 实时数据不可用
+live-stopped = 已停止
+live-not-admin = 您已不再是管理员，实时队列已停止。权限恢复后请重新加载页面。
+live-signed-out = 您已退出登录，实时队列已停止。请重新登录以继续查看。

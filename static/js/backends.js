@@ -17,6 +17,7 @@ import {
   describeError,
   fillCheckList,
   intOrRaw,
+  liveEndedText,
   liveModeText,
   markInvalid,
   resetEditor,
@@ -144,6 +145,8 @@ watchQueue(
     if (liveState.dataset.mode === mode) return;
     liveState.dataset.mode = mode;
     liveState.textContent = liveModeText(mode);
+    const why = liveEndedText(mode);
+    if (why) showError(pageAlert, why);
   },
 );
 

@@ -6,7 +6,7 @@
 import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { watchQueue } from "./live.js";
-import { $, badge, cell, formatInstant, formatMs, formatSeconds, liveModeText, priorityName } from "./widgets.js";
+import { $, badge, cell, formatInstant, formatMs, formatSeconds, liveEndedText, liveModeText, priorityName } from "./widgets.js";
 
 const CLASSES = ["high", "medium", "low"];
 const pageAlert = $("page-alert");
@@ -159,9 +159,18 @@ function render(state) {
   renderRecent(state.recent || []);
 }
 
+// The right to watch is gone: say why, and take away what it showed (users, models).
+function ended(why) {
+  for (const section of document.querySelectorAll(".page-section")) section.hidden = true;
+  $("queue-priority-off").hidden = true;
+  showError(pageAlert, why);
+}
+
 let lastMode = "connecting";
 watchQueue(render, (mode, error) => {
   if (mode === "offline" && error && lastMode !== "offline") showError(pageAlert, error.message);
+  const why = liveEndedText(mode);
+  if (why && mode !== lastMode) ended(why);
   if (mode === lastMode) return;
   lastMode = mode;
   liveState.dataset.mode = mode;

@@ -72,7 +72,16 @@ export function liveModeText(mode) {
     live: t("live-connected"),
     polling: t("live-polling"),
     offline: t("live-offline"),
+    "not-admin": t("live-stopped"),
+    "signed-out": t("live-stopped"),
   }[mode];
+}
+
+// Why a live view ended for good (the session lost the right to watch); null while it goes on.
+export function liveEndedText(mode) {
+  if (mode === "not-admin") return t("live-not-admin");
+  if (mode === "signed-out") return t("live-signed-out");
+  return null;
 }
 
 export function yesNo(value) {

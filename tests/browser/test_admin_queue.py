@@ -248,3 +248,39 @@ def test_under_the_serial_scheduler_the_queue_shows_each_waiters_score(
     finally:
         for call in calls:
             call.close()
+
+
+def test_an_administrator_demoted_while_watching_sees_why_the_queue_stopped(
+    page: Any, aiplane_server: Any, make_sim_backend: Any, carol: Any, sign_in: Any
+) -> None:
+    from accounts.models import GatewayGroup
+
+    make_sim_backend()
+    sign_in(page, "carol")
+    page.goto("/admin/queue/")
+    expect(page.locator("#live-state")).to_have_text("Live")
+    expect(page.locator("#queue-backends-body tr[data-backend='sim-1']")).to_be_visible()
+    GatewayGroup.objects.get(name="administrators").members.remove(carol)
+    expect(page.locator("#page-alert")).to_have_text(
+        "You are no longer an administrator, so the live queue has stopped. "
+        "Reload the page once your rights are restored."
+    )
+    expect(page.locator("#live-state")).to_have_text("Stopped")
+    # What it showed is no longer carol's to see.
+    expect(page.locator("#queue-backends-body tr[data-backend='sim-1']")).to_be_hidden()
+
+
+def test_a_session_signed_out_elsewhere_ends_the_live_queue_with_a_sign_in_message(
+    page: Any, aiplane_server: Any, make_sim_backend: Any, carol: Any, sign_in: Any
+) -> None:
+    from django.contrib.sessions.models import Session
+
+    make_sim_backend()
+    sign_in(page, "carol")
+    page.goto("/admin/queue/")
+    expect(page.locator("#live-state")).to_have_text("Live")
+    Session.objects.all().delete()  # every session ends, as "sign out everywhere" would
+    expect(page.locator("#page-alert")).to_have_text(
+        "You have been signed out, so the live queue has stopped. Sign in again to watch it."
+    )
+    expect(page.locator("#live-state")).to_have_text("Stopped")
