@@ -30,9 +30,9 @@ MAX_FETCHED = 1000
 
 # Where a part carries a URL an engine fetches: OpenAI's image_url and Responses' file_url,
 # vLLM's and SGLang's audio_url and video_url (each a string or {"url": ...}, with or without a
-# `type`), and the image/video/audio of SGLang's and vLLM's multimodal embedding inputs.
-PART_KEYS = ("image_url", "audio_url", "video_url", "file_url", "image", "video", "audio")
-_PART_KEYS = frozenset(PART_KEYS)
+# `type`); and the image and video of SGLang's and vLLM's multimodal embedding inputs.
+PART_KEYS = frozenset({"image_url", "audio_url", "video_url", "file_url"})
+INPUT_KEYS = PART_KEYS | {"image", "video", "audio"}
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}")
 # Whitespace, controls and backslashes: URL parsers strip, drop or read them differently (a
@@ -289,10 +289,10 @@ def in_chat(body: dict[str, Any], *, embedding: bool = False) -> Iterator[tuple[
         for i, message in enumerate(messages):
             content = message.get("content") if isinstance(message, dict) else None
             if isinstance(content, list):
-                yield from _in_parts(content, f"messages[{i}].content")
+                yield from _in_parts(content, f"messages[{i}].content", PART_KEYS)
     inputs = body.get("input")
     if embedding and isinstance(inputs, list):
-        yield from _in_parts(inputs, "input")
+        yield from _in_parts(inputs, "input", INPUT_KEYS)
 
 
 def in_responses(body: dict[str, Any]) -> Iterator[tuple[str, object]]:
@@ -306,15 +306,16 @@ def in_responses(body: dict[str, Any]) -> Iterator[tuple[str, object]]:
         for field in ("content", "output"):
             parts = item.get(field)
             if isinstance(parts, list):
-                yield from _in_parts(parts, f"input[{i}].{field}")
+                yield from _in_parts(parts, f"input[{i}].{field}", PART_KEYS)
 
 
-def _in_parts(parts: list[Any], at: str) -> Iterator[tuple[str, object]]:
+def _in_parts(parts: list[Any], at: str, keys: frozenset[str]) -> Iterator[tuple[str, object]]:
     for j, part in enumerate(parts):
-        if not isinstance(part, dict) or part.keys().isdisjoint(_PART_KEYS):
-            continue  # a text part, the common case: two keys looked up, not seven
-        for key in PART_KEYS:
-            value = part.get(key)
+        if not isinstance(part, dict) or part.keys().isdisjoint(keys):
+            continue  # a text part, the common case: its two keys looked up, no more
+        for key, value in part.items():  # in the client's order: the same URL is named every time
+            if key not in keys:
+                continue
             if isinstance(value, dict):
                 yield f"{at}[{j}].{key}.url", value.get("url")
             elif value is not None:

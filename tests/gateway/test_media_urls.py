@@ -280,8 +280,9 @@ def test_any_passes_every_url_without_looking() -> None:
 
 
 def test_urls_outside_media_parts_are_not_judged() -> None:
-    # Only the places an engine fetches from are walked: text, tools and metadata are words.
-    body = chat_body({"type": "text", "text": LOCAL})
+    # Only the places an engine fetches from are walked: text, tools and metadata are words, and
+    # a chat part's `image` is no field an engine reads (an embedding input's is).
+    body = chat_body({"type": "text", "text": LOCAL}, {"type": "image", "image": LOCAL})
     body["tools"] = [{"type": "function", "function": {"name": "f", "parameters": {"url": LOCAL}}}]
     body["metadata"] = {"image_url": LOCAL}
     body["messages"].append({"role": "user", "content": LOCAL})
