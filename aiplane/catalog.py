@@ -60,6 +60,10 @@ CATALOG: tuple[SettingSpec, ...] = (
     SettingSpec(
         "gateway.idle_timeout_secs", "int", 60, "access.gateway", minimum=1, maximum=86400
     ),
+    # Which image, audio and video URLs engines are given to fetch (gateway/media_urls.py).
+    SettingSpec(
+        "gateway.media_urls", "choice", "public", "access.gateway", choices=("public", "any")
+    ),
     SettingSpec("activity.retention_days", "int", 30, "observability", minimum=1, maximum=3650),
     # A year by default: long enough to answer "who changed this?" after an annual review.
     SettingSpec("audit.retention_days", "int", 365, "observability", minimum=1, maximum=3650),

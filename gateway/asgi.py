@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -19,7 +20,7 @@ from typing import Any
 
 import aiohttp
 
-from gateway import activity, messages, wire_json
+from gateway import activity, media_urls, messages, wire_json
 from gateway.admission import (
     MEDIUM,
     QueueCancelled,
@@ -224,7 +225,11 @@ class GatewayApp:
         raw = await read_body(receive)
         large = len(raw) >= LARGE_BODY
         body = parse_body(raw) if not large else await _off_loop(parse_body, raw)
-        model = surface.parse(body)
+        media = rt.settings.media_urls
+        if not large:
+            model = surface.parse(body, media=media)
+        else:  # checking each of its parts (media URLs, a dialect's blocks) leaves the loop too
+            model = await _off_loop(functools.partial(surface.parse, body, media=media))
         record.model = model
         hint = parse_hints(headers, body)
         if hint is not None:
@@ -344,6 +349,8 @@ class GatewayApp:
             messages.validate(body, counting=True)
         except messages.MessagesError as err:
             raise BadRequest(err.message) from None
+        # A counting engine may render the prompt, fetching its images to count them.
+        media_urls.refuse_inside(media_urls.in_messages(body), rt.settings.media_urls)
         model = str(body["model"])
         record.model = model
         if caller.model_allowlist is not None and model not in caller.model_allowlist:

@@ -67,6 +67,7 @@ class GatewaySettings:
     connect_timeout: float = 5.0
     first_byte_timeout: float = 600.0
     idle_timeout: float = 60.0
+    media_urls: str = "public"  # gateway/media_urls.py PUBLIC or ANY
 
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
@@ -77,6 +78,7 @@ class GatewaySettings:
             connect_timeout=float(values["gateway.connect_timeout_secs"]),
             first_byte_timeout=float(values["gateway.first_byte_timeout_secs"]),
             idle_timeout=float(values["gateway.idle_timeout_secs"]),
+            media_urls=str(values["gateway.media_urls"]),
         )
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from gateway import messages, responses, stored_state, wire_json
+from gateway import media_urls, messages, responses, stored_state, wire_json
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -161,11 +161,14 @@ class Surface:
         self.path = path  # the client's path, and the backend's when served natively
         self.kind = kind  # the pool kind that serves it: chat or embedding
 
-    def parse(self, body: dict[str, Any]) -> str:
-        """Check the body's shape before admission; returns the model it asks for."""
+    def parse(self, body: dict[str, Any], *, media: str) -> str:
+        """Check the body before admission; returns the model it asks for. `media`: the
+        gateway.media_urls setting (which media URLs engines may be given to fetch)."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
+        found = media_urls.in_chat(body, embedding=self.kind == "embedding")
+        media_urls.refuse_inside(found, media)
         return model
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -284,11 +287,12 @@ class MessagesFromChat(Plan):
 class MessagesSurface(Surface):
     """Anthropic's Messages API, for Claude Code and the anthropic SDK."""
 
-    def parse(self, body: dict[str, Any]) -> str:
+    def parse(self, body: dict[str, Any], *, media: str) -> str:
         try:
             messages.validate(body)
         except messages.MessagesError as err:
             raise BadRequest(err.message) from None
+        media_urls.refuse_inside(media_urls.in_messages(body), media)
         return str(body["model"])
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -408,8 +412,9 @@ class ResponsesSurface(Surface):
 
     keeps_state = True
 
-    def parse(self, body: dict[str, Any]) -> str:
+    def parse(self, body: dict[str, Any], *, media: str) -> str:
         responses.validate(body)  # its errors are BadRequests, in this surface's envelope
+        media_urls.refuse_inside(media_urls.in_responses(body), media)
         return str(body["model"])
 
     def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:

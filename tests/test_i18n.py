@@ -151,10 +151,10 @@ def dynamic_ids() -> set[str]:
     for spec in CATALOG:
         wanted |= {f"setting-{_slug(spec.key)}", f"setting-{_slug(spec.key)}-hint"}
         wanted |= {f"settings-section-{_slug(spec.section)}"}
-        if spec.key == "gateway.scheduler":
-            wanted |= {f"setting-{_slug(spec.key)}-{choice}" for choice in spec.choices}
-        elif spec.kind == "choice":
+        if spec.key == "gateway.priority_default":
             wanted |= {f"priority-{choice}" for choice in spec.choices}
+        elif spec.kind == "choice":
+            wanted |= {f"setting-{_slug(spec.key)}-{choice}" for choice in spec.choices}
     wanted |= {f"pool-kind-{kind}" for kind in KINDS}
     wanted |= {f"pool-strategy-{_slug(s)}" for s in STRATEGIES}
     wanted |= {f"pool-strategy-{_slug(s)}-hint" for s in STRATEGIES}

@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = Zeit bis zum ersten Byte (Sekunden)
 setting-gateway-first-byte-timeout-secs-hint = Wie lange ein Modellserver brauchen darf, bis er zu antworten beginnt (das Prefill eines langen Prompts dauert, also großzügig wählen); danach schlägt die Anfrage mit 504 fehl.
 setting-gateway-idle-timeout-secs = Leerlauf-Timeout zwischen Teilen (Sekunden)
 setting-gateway-idle-timeout-secs-hint = Wie lange eine begonnene Antwort zwischen zwei Teilen pausieren darf; danach endet sie mit einem Fehler und der Platz wird frei.
+setting-gateway-media-urls = Medien-URLs, die Engines abrufen dürfen
+setting-gateway-media-urls-hint = Engines rufen die Bild-, Audio- und Video-URLs einer Anfrage selbst ab, aus Ihrem Netz heraus. „Nur öffentliche“ weist (400) file: und andere Schemata ab sowie Hosts, die Loopback-, private, Link-Local- oder Cloud-Metadaten-Adressen oder -Namen sind; data:-URLs sind immer erlaubt. Hostnamen werden nicht aufgelöst: Halten Sie den ausgehenden Verkehr der Engines per Firewall begrenzt.
+setting-gateway-media-urls-public = Nur öffentliche Hosts und data:-URLs
+setting-gateway-media-urls-any = Jede URL (Engines rufen ab, was Aufrufer senden)
 setting-activity-retention-days = Aktivitätseinträge aufbewahren (Tage)
 setting-activity-retention-days-hint = Ältere Einträge werden stündlich gelöscht.
 

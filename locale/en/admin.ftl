@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = Time to first byte (seconds)
 setting-gateway-first-byte-timeout-secs-hint = How long a model server may take to start answering (a long prompt’s prefill takes time, so be generous); beyond it the request fails with 504.
 setting-gateway-idle-timeout-secs = Idle timeout between chunks (seconds)
 setting-gateway-idle-timeout-secs-hint = How long an answer that has started may pause between two chunks; beyond it the answer ends with an error and the slot is freed.
+setting-gateway-media-urls = Media URLs engines may fetch
+setting-gateway-media-urls-hint = Engines fetch a request’s image, audio and video URLs themselves, from inside your network. With public hosts only, file: and other schemes, and hosts that are loopback, private, link-local or cloud metadata addresses or names, are refused (400); data: URLs always pass. Host names are not resolved: keep the engines’ outbound traffic firewalled.
+setting-gateway-media-urls-public = Public hosts and data: URLs only
+setting-gateway-media-urls-any = Any URL (engines fetch what callers send)
 setting-activity-retention-days = Keep activity records (days)
 setting-activity-retention-days-hint = Older records are deleted once an hour.
 

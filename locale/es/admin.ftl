@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = Tiempo hasta el primer byte (segundos)
 setting-gateway-first-byte-timeout-secs-hint = Cuánto puede tardar un servidor de modelos en empezar a responder (el prellenado de un prompt largo lleva tiempo: sea generoso); después la solicitud falla con 504.
 setting-gateway-idle-timeout-secs = Tiempo de inactividad entre fragmentos (segundos)
 setting-gateway-idle-timeout-secs-hint = Cuánto puede pausar una respuesta ya empezada entre dos fragmentos; después termina con un error y se libera la plaza.
+setting-gateway-media-urls = URL de medios que los motores pueden descargar
+setting-gateway-media-urls-hint = Los motores descargan ellos mismos las URL de imagen, audio y vídeo de una solicitud, desde dentro de su red. «Solo públicas» rechaza (400) file: y otros esquemas, y los hosts que son direcciones o nombres de loopback, privados, de enlace local o de metadatos de la nube; las URL data: siempre pasan. Los nombres de host no se resuelven: mantenga filtrado por cortafuegos el tráfico saliente de los motores.
+setting-gateway-media-urls-public = Solo hosts públicos y URL data:
+setting-gateway-media-urls-any = Cualquier URL (los motores descargan lo que envíen los clientes)
 setting-activity-retention-days = Conservar la actividad (días)
 setting-activity-retention-days-hint = Los registros más antiguos se eliminan cada hora.
 

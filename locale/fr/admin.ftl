@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = Délai avant le premier octet (seconde
 setting-gateway-first-byte-timeout-secs-hint = Combien de temps un serveur de modèles peut mettre à commencer sa réponse (le préremplissage d’un long prompt prend du temps : soyez généreux) ; au-delà, la requête échoue avec 504.
 setting-gateway-idle-timeout-secs = Délai d’inactivité entre deux morceaux (secondes)
 setting-gateway-idle-timeout-secs-hint = Combien de temps une réponse commencée peut s’interrompre entre deux morceaux ; au-delà, elle se termine par une erreur et la place est libérée.
+setting-gateway-media-urls = URL de médias que les moteurs peuvent récupérer
+setting-gateway-media-urls-hint = Les moteurs récupèrent eux-mêmes les URL d’image, d’audio et de vidéo d’une requête, depuis l’intérieur de votre réseau. « Publiques seulement » refuse (400) file: et les autres schémas, ainsi que les hôtes qui sont des adresses ou des noms de bouclage, privés, lien-local ou de métadonnées cloud ; les URL data: passent toujours. Les noms d’hôte ne sont pas résolus : filtrez le trafic sortant des moteurs par un pare-feu.
+setting-gateway-media-urls-public = Hôtes publics et URL data: seulement
+setting-gateway-media-urls-any = Toute URL (les moteurs récupèrent ce que les clients envoient)
 setting-activity-retention-days = Conserver l’activité (jours)
 setting-activity-retention-days-hint = Les enregistrements plus anciens sont supprimés toutes les heures.
 

@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = Время до первого бай�
 setting-gateway-first-byte-timeout-secs-hint = Сколько сервер моделей может начинать ответ (префилл длинного промпта занимает время, поэтому не скупитесь); после этого запрос завершается ошибкой 504.
 setting-gateway-idle-timeout-secs = Тайм-аут простоя между частями (секунды)
 setting-gateway-idle-timeout-secs-hint = Сколько начатый ответ может молчать между двумя частями; после этого он завершается ошибкой, а слот освобождается.
+setting-gateway-media-urls = Какие URL медиа могут загружать движки
+setting-gateway-media-urls-hint = Движки сами загружают URL изображений, аудио и видео из запроса — изнутри вашей сети. «Только публичные» отклоняет (400) file: и другие схемы, а также хосты, являющиеся loopback-, частными, link-local-адресами или адресами и именами облачных метаданных; URL data: проходят всегда. Имена хостов не разрешаются: ограничьте исходящий трафик движков межсетевым экраном.
+setting-gateway-media-urls-public = Только публичные хосты и URL data:
+setting-gateway-media-urls-any = Любой URL (движки загружают то, что присылают клиенты)
 setting-activity-retention-days = Хранить активность (дни)
 setting-activity-retention-days-hint = Более старые записи удаляются каждый час.
 

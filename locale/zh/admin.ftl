@@ -48,6 +48,10 @@ setting-gateway-first-byte-timeout-secs = 首字节超时（秒）
 setting-gateway-first-byte-timeout-secs-hint = 模型服务器开始响应前允许的时长（长提示词的预填充需要时间，请设得宽裕些）；超时后请求以 504 失败。
 setting-gateway-idle-timeout-secs = 分块间空闲超时（秒）
 setting-gateway-idle-timeout-secs-hint = 已开始的响应在两个分块之间允许停顿的时长；超时后响应以错误结束并释放槽位。
+setting-gateway-media-urls = 引擎可获取的媒体 URL
+setting-gateway-media-urls-hint = 引擎会在您的网络内部自行获取请求中的图像、音频和视频 URL。“仅公共”会以 400 拒绝 file: 及其他协议，以及回环、私有、链路本地或云元数据的地址或名称；data: URL 始终放行。主机名不会被解析：请用防火墙限制引擎的出站流量。
+setting-gateway-media-urls-public = 仅公共主机和 data: URL
+setting-gateway-media-urls-any = 任意 URL（引擎获取调用方发送的内容）
 setting-activity-retention-days = 活动记录保留天数
 setting-activity-retention-days-hint = 更早的记录每小时删除一次。
 

@@ -3,11 +3,12 @@
 Requests are written byte for byte on a loopback socket (no client library in between to refuse
 or repair them): hostile bodies (deep nesting, NaN and Infinity, huge numbers, unpaired
 surrogate escapes, NUL, bodies that are no object, wrong types for model, stream, messages,
-nvext and priority), hint headers with garbage, bytes that are not UTF-8, duplicate headers,
-unknown paths and wrong methods. The gateway serves a simulated engine with a real token.
-Every answer must come within the client's timeout, be no 5xx but a backend's 502/503/504, and
-carry every error in the OpenAI envelope as application/json; a 200 is JSON, or an event stream
-when one was asked for. Afterwards no slot is held and nobody waits.
+nvext and priority, media parts whose URLs are inside, malformed or huge), hint headers with
+garbage, bytes that are not UTF-8, duplicate headers, unknown paths and wrong methods. The
+gateway serves a simulated engine with a real token. Every answer must come within the client's
+timeout, be no 5xx but a backend's 502/503/504, and carry every error in the OpenAI envelope as
+application/json; a 200 is JSON, or an event stream when one was asked for. Afterwards no slot is
+held and nobody waits.
 
 A failure shows the smallest request hypothesis found and the gateway's logged traceback.
 Short form by default; AIPLANE_FUZZ=long generates far more.
@@ -89,9 +90,45 @@ model = st.one_of(
     st.sampled_from(["sim-small", "sim-small", "sim-large", "nope", "", "x" * 10_000]),
     json_value,
 )
+# Media URLs an engine would fetch (gateway/media_urls.py): inside, odd and hostile spellings.
+media_url = st.one_of(
+    st.sampled_from(
+        [
+            "data:image/png;base64,AAAA",
+            "https://example.com/a.png",
+            "file:///etc/passwd",
+            "http://0x7f.1/",
+            "http://2130706433/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::1",
+            "http://[v1.x]/",
+            "http://\udfff/",
+            "http://a@b/",
+            "http:\\\\x",
+            "http://" + "9" * 5000,
+            "http://1." + "0" * 5000 + "/",
+            "http://h:" + "9" * 50 + "/",
+        ]
+    ),
+    st.text(max_size=20).map(lambda t: "http://" + t),
+    json_value,
+)
+media_part = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["image_url", "video_url", "audio_url", "input_image", "text"]),
+        "image_url": media_url | st.fixed_dictionaries({"url": media_url}),
+        "video_url": st.fixed_dictionaries({"url": media_url}),
+        "audio_url": media_url,
+    },
+)
 messages = st.one_of(
     st.just([{"role": "user", "content": "hi"}]),
     st.lists(st.fixed_dictionaries({"role": json_value, "content": json_value}), max_size=3),
+    st.lists(
+        st.fixed_dictionaries({"role": st.just("user"), "content": st.lists(media_part)}),
+        max_size=2,
+    ),
     json_value,
 )
 hint_number = st.one_of(
