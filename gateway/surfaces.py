@@ -1,6 +1,7 @@
 """The /v1 surfaces: each API dialect's path, errors and answers, over one admission path.
 
-A surface parses its body and finds the model; at the final dispatch boundary it makes a `Plan`
+A surface parses its body and finds the model (making the output limits it names one, what its
+allowance reserves: gateway/allowances.py); at the final dispatch boundary it makes a `Plan`
 for the backend actually chosen: which path to call with which body, and how the backend's
 answer becomes the client's (passed through as it is, or translated), whole or event by event,
 with the token usage read on the way. The relay (gateway/relay.py) runs the plan.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gateway import messages, responses, wire_json
+from gateway.allowances import one_output_limit
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -158,10 +160,13 @@ class Surface:
         self.kind = kind  # the pool kind that serves it: chat or embedding
 
     def parse(self, body: dict[str, Any]) -> str:
-        """Check the body's shape before admission; returns the model it asks for."""
+        """Check the body's shape before admission, its output limits made one; returns the
+        model it asks for."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
+        if self.kind == "chat":
+            one_output_limit(body)
         return model
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -273,6 +278,7 @@ class MessagesSurface(Surface):
             messages.validate(body)
         except messages.MessagesError as err:
             raise BadRequest(err.message) from None
+        one_output_limit(body)
         return str(body["model"])
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -361,6 +367,7 @@ class ResponsesSurface(Surface):
 
     def parse(self, body: dict[str, Any]) -> str:
         responses.validate(body)  # its errors are BadRequests, in this surface's envelope
+        one_output_limit(body)
         return str(body["model"])
 
     def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
