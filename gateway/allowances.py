@@ -10,7 +10,9 @@ model's), all or nothing, before it may wait for a slot:
   most output it may ask for (the largest of OUTPUT_LIMITS it names, times its choices; else
   DEFAULT_OUTPUT_RESERVE; none for embeddings), at most the whole limit, so that one large
   request still runs alone. When the request ends, however it ends, the reservation is released
-  and what the engine reported is counted in the window of that moment.
+  and what the engine reported is counted in the window of that moment; when it reported
+  nothing, what the request cost it: what was reserved once the answer started, the prompt
+  once the request reached an engine (its prefill was done), nothing before.
 
 A limit is exhausted when nothing of it remains; a request is refused when a limit it falls under
 is exhausted or its reservation does not fit. Counters are exact within one process (their
@@ -264,7 +266,7 @@ class Ticket:
     """A request's hold on its counters: its reservations until `settle` (idempotent) counts
     what the engine reported, and its standing for the answer's headers."""
 
-    __slots__ = ("_held", "_store", "requests", "settled", "tokens")
+    __slots__ = ("_held", "_store", "prompt", "reached", "requests", "settled", "tokens")
 
     def __init__(
         self,
@@ -272,23 +274,32 @@ class Ticket:
         held: Any,  # the store's own record of what it reserved
         requests: Standing | None,
         tokens: Standing | None,
+        prompt: int = 0,  # the estimate's input tokens
     ) -> None:
         self._store = store
         self._held = held
         self.requests = requests
         self.tokens = tokens
+        self.prompt = prompt
+        # Attempts that reached an engine and were not refused by it (the relay counts them).
+        self.reached = 0
         self.settled = False
 
     def settle(
         self, input_tokens: int | None, output_tokens: int | None, *, answered: bool = False
     ) -> None:
-        """Release the reservations and count the usage. An answered request whose engine
-        reported no usage counts what it reserved: a silent engine must not make tokens free."""
+        """Release the reservations and count the usage. A request whose engine reported none
+        counts what it cost: what it reserved once answered (a silent engine must not make
+        tokens free), its prompt once it reached an engine (the prefill was done for a client
+        that left before the first byte), nothing before."""
         if self.settled:
             return
         self.settled = True
-        if input_tokens is None and output_tokens is None and answered:
-            self._store.settle(self._held, None, None)
+        if input_tokens is None and output_tokens is None:
+            if answered:
+                self._store.settle(self._held, None, None)
+            else:
+                self._store.settle(self._held, self.prompt if self.reached else 0, 0)
             return
         self._store.settle(self._held, input_tokens or 0, output_tokens or 0)
 
@@ -381,6 +392,7 @@ class MemoryCounters:
             held,
             None if requests is None else Standing(requests[1], requests[0], requests[2]),
             None if tokens is None else Standing(tokens[1], tokens[0], tokens[2]),
+            input_,
         )
 
     def settle(

@@ -276,7 +276,9 @@ class GatewayApp:
             ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=surface is MESSAGES
         )
         try:
-            await self._admit_and_forward(send, surface, body, w, gone, record, large, extra)
+            await self._admit_and_forward(
+                send, surface, body, w, gone, record, large, extra, ticket
+            )
         except GatewayError as err:
             err.extra_headers = extra
             raise
@@ -383,6 +385,7 @@ class GatewayApp:
         record: activity.Entry,
         large: bool = False,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        ticket: Ticket | None = None,
     ) -> None:
         """Wait for a slot, relay, and on a failure before any byte try another replica."""
         rt = self.runtime
@@ -426,7 +429,7 @@ class GatewayApp:
                     )
                 relay = Relay(
                     rt.session, up, acquired, send=send, gone=gone, record=record,
-                    timeouts=rt.timeouts, extra_headers=extra_headers,
+                    timeouts=rt.timeouts, extra_headers=extra_headers, ticket=ticket,
                 )  # fmt: skip
                 try:
                     await relay.run(surface, body, large=large)

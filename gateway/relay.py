@@ -34,6 +34,7 @@ from aiohttp.client_proto import ResponseHandler
 from gateway import wire_json
 from gateway.activity import Entry
 from gateway.admission import CLASS_NAMES, Acquired
+from gateway.allowances import Ticket
 from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
@@ -54,6 +55,8 @@ PASSED_RESPONSE_HEADERS = frozenset(
 )
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 _UPSTREAM_FAULTS = (aiohttp.ClientError, OSError, TimeoutError)
+# Failures of a post whose request never left: no connection was made.
+_NEVER_SENT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
 
 
 class Retryable(Exception):
@@ -157,9 +160,9 @@ class Relay:
     left), raises `Retryable`, a `GatewayError` before the answer started, or `DropConnection`."""
 
     __slots__ = (
-        "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_watchdog",
-        "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record", "send",
-        "session", "started", "timeouts", "upstream",
+        "_abort", "_last", "_loop", "_mark", "_pending", "_reached", "_sending", "_task",
+        "_watchdog", "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record",
+        "send", "session", "started", "ticket", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -173,9 +176,12 @@ class Relay:
         record: Entry,
         timeouts: Timeouts,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        ticket: Ticket | None = None,
     ) -> None:
         self.session = session
         self.extra_headers = extra_headers  # the caller's remaining allowance, when limited
+        self.ticket = ticket  # its hold on that allowance: told when the request reached an engine
+        self._reached = False
         self.upstream = upstream
         self.acquired = acquired
         self.send = send
@@ -254,6 +260,9 @@ class Relay:
         self._watchdog.watch(self)
         resp: aiohttp.ClientResponse | None = None
         try:
+            # The engine has it from here on (a client leaving while it is sent included), and
+            # may prefill it: charged its prompt unless it never arrived or was refused.
+            self._reach(True)
             try:
                 resp = await self.session.post(
                     up.url(path),
@@ -263,6 +272,8 @@ class Relay:
                     timeout=self.timeouts.client,
                 )
             except _UPSTREAM_FAULTS as err:
+                if isinstance(err, _NEVER_SENT):
+                    self._reach(False)
                 raise self._retryable(f"{type(err).__name__} before answering") from None
             record.status = resp.status
             if not 200 <= resp.status < 300:
@@ -297,8 +308,16 @@ class Relay:
                 # how the engine learns that the client left mid-stream.
                 resp.close()
 
+    def _reach(self, reached: bool) -> None:
+        """Tell the ticket whether this attempt reached an engine that runs it (once each)."""
+        ticket = self.ticket
+        if ticket is not None and reached != self._reached:
+            self._reached = reached
+            ticket.reached += 1 if reached else -1
+
     async def _refused(self, resp: aiohttp.ClientResponse) -> None:
         """An engine's non-2xx answer: retry elsewhere (502/503/504) or the client's error."""
+        self._reach(False)  # a refusal: it did not run the request
         status = resp.status
         try:
             body = await resp.content.read(MAX_ERROR_BODY)
@@ -387,6 +406,7 @@ class Relay:
         if error is None and event.get("object") != "error":
             return
         status = _status_of(error if isinstance(error, dict) else event)
+        self._reach(False)
         refusal = error_for_status(
             status,
             data or b"",

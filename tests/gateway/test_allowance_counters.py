@@ -334,6 +334,31 @@ async def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved(
     assert await store.usage("u1", limit) == (150, 0)
 
 
+async def test_a_request_that_reached_an_engine_but_got_no_answer_counts_its_prompt(
+    store_at: Any,
+) -> None:
+    store, _ = store_at(at(2026, 12, 1))
+    tokens, inputs, outputs = Limit(TOK, DAY, 1000), Limit(IN, DAY, 1000), Limit(OUT, DAY, 1000)
+    # Its client left before the first byte: the engine had it, and did the prefill.
+    reached = await store.admit(demand(tokens, inputs, outputs, input=100, output=50))
+    reached.reached += 1
+    reached.settle(None, None)
+    assert await store.usage("u1", tokens) == (100, 0)
+    assert await store.usage("u1", inputs) == (100, 0)
+    assert await store.usage("u1", outputs) == (0, 0)
+    # What the engine reported, when it did, counts instead.
+    reported = await store.admit(demand(tokens, input=100, output=50))
+    reported.reached += 1
+    reported.settle(7, 0)
+    assert await store.usage("u1", tokens) == (107, 0)
+    # Sent, then refused by the engine, or never sent: nothing.
+    refused = await store.admit(demand(tokens, input=100, output=50))
+    refused.reached += 1
+    refused.reached -= 1
+    refused.settle(None, None)
+    assert await store.usage("u1", tokens) == (107, 0)
+
+
 async def test_reading_the_usage_of_a_past_window_changes_nothing(store_at: Any) -> None:
     store, clock = store_at(at(2026, 12, 1, 10, 0, 30))
     limit = Limit(REQ, MIN, 5)

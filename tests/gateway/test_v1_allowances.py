@@ -3,6 +3,7 @@ token counts from the engine's usage, and every reservation released however a r
 
 from __future__ import annotations
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -298,7 +299,7 @@ def test_concurrent_requests_never_exceed_a_tokens_limit(gateway: Any, make_sim:
     assert used <= 100
 
 
-# ----- the most a request may generate ------------------------------------------------------------
+# ----- the most a request may generate, and what a request cut short costs ----------------------
 
 TWO_LIMITS = {
     "chat": (
@@ -365,3 +366,51 @@ def test_an_output_limit_that_is_not_a_whole_number_is_a_400_before_it_waits(
         assert refused.json()["error"]["param"] in ("max_completion_tokens", "max_tokens")
     assert engine_stats(engine)["total"] == served
     assert alice.standing(gateway, "tokens") == (0, 0)
+
+
+def _raw_chat(label: str) -> bytes:
+    return json.dumps(
+        {"model": "sim-small", "messages": [{"role": "user", "content": label}]}
+    ).encode()  # the body open_raw sends
+
+
+def charged_its_prompt_only_once_it_reached_an_engine(gateway: Any, gated: Any) -> None:
+    """One request reaches the (gated) engine and its client leaves before the first byte;
+    another leaves while it waits for the slot: the first is charged its prompt, the second
+    nothing. (Also run on Redis's counters: test_shared_allowances.py.)"""
+    alice = Person(
+        "alice",
+        {**TPM, "window": "day", "limit": 100_000},
+        {"measure": "input_tokens", "window": "day", "limit": 100_000},
+        {"measure": "output_tokens", "window": "day", "limit": 100_000},
+    )
+    dispatched = open_raw(gateway, alice.key, "the engine has it")
+    wait_until(lambda: engine_stats(gated)["waiting"] == 1, "the engine has it")
+    queued = open_raw(gateway, alice.key, "still waiting")
+    wait_until(lambda: gateway.runtime.queue.waiting == 1, "it waits for the slot")
+    queued.close()
+    wait_until(lambda: gateway.runtime.queue.waiting == 0, "it left")
+    dispatched.close()
+    wait_until(lambda: engine_stats(gated)["waiting"] == 0, "the engine saw it leave")
+    wait_until(lambda: alice.standing(gateway, "tokens", "day")[1] == 0, "both are released")
+
+    prompt = len(_raw_chat("the engine has it")) // 4  # the estimate: the engine reported none
+    assert alice.standing(gateway, "tokens", "day") == (prompt, 0)
+    assert alice.standing(gateway, "input_tokens", "day") == (prompt, 0)
+    assert alice.standing(gateway, "output_tokens", "day") == (0, 0)
+
+
+def test_a_client_that_leaves_after_dispatch_is_charged_its_prompt_and_one_waiting_nothing(
+    gateway: Any, make_sim: Any
+) -> None:
+    gated = make_sim(slots=0, tokens=3, token_delay=0)
+    add_backend("solo", gated.url, max_inflight=1)
+    charged_its_prompt_only_once_it_reached_an_engine(gateway, gated)
+
+
+def test_a_request_the_engine_refuses_is_charged_nothing(gateway: Any, engine: Any) -> None:
+    alice = Person("alice", {**TPM, "window": "day", "limit": 100_000})
+    refused = chat(gateway, alice.key, "[[sim:status code=400]] hi", max_tokens=500)
+    assert refused.status_code == 400
+    wait_until(lambda: alice.standing(gateway, "tokens", "day")[1] == 0, "it is released")
+    assert alice.standing(gateway, "tokens", "day") == (0, 0)
