@@ -21,6 +21,7 @@ import httpx
 from accounts.allowances import Counted
 from gateway.admission import AdmissionQueue, Observer, SchedulerConfig, Slot
 from gateway.allowances import CounterStore, MemoryCounters
+from gateway.count_tokens import CountSeats
 from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
@@ -127,6 +128,8 @@ class Runtime:
         )
         # Allowance counters (gateway/allowances.py): this process's own unless shared.
         self.allowances: CounterStore = MemoryCounters()
+        # count_tokens calls in flight at each backend (gateway/count_tokens.py).
+        self.counting = CountSeats()
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))
