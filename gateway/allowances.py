@@ -7,10 +7,12 @@ model's), all or nothing, before it may wait for a slot:
 
 - a requests limit counts the request at once;
 - a tokens limit reserves the request's estimate, its prompt (its body's bytes / 4) plus the
-  output it may ask for (`max_tokens`, `max_completion_tokens` or `max_output_tokens`, else
+  most output it may ask for (the largest of OUTPUT_LIMITS it names, times its choices; else
   DEFAULT_OUTPUT_RESERVE; none for embeddings), at most the whole limit, so that one large
   request still runs alone. When the request ends, however it ends, the reservation is released
-  and what the engine reported is counted in the window of that moment.
+  and what the engine reported is counted in the window of that moment; when it reported
+  nothing, what the request cost it: what was reserved once the answer started, the prompt
+  once the request reached an engine (its prefill was done), nothing before.
 
 A limit is exhausted when nothing of it remains; a request is refused when a limit it falls under
 is exhausted or its reservation does not fit. Counters are exact within one process (their
@@ -31,11 +33,20 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from accounts.allowances import Counted, Measure, Window
-from gateway.errors import TooManyRequests
+from gateway.errors import BadRequest, TooManyRequests
 from gateway.outcomes import Outcome
 
 DEFAULT_OUTPUT_RESERVE = 1024  # tokens reserved for a request that does not bound its output
-_OUTPUT_FIELDS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+# Every field an engine reads as the most a request may generate, on every generating surface:
+# a native backend gets the client's body whole, and each engine honours its own.
+OUTPUT_LIMITS = (
+    "max_tokens",  # chat and completions everywhere; Anthropic's Messages
+    "max_completion_tokens",  # chat: vLLM and SGLang read it before max_tokens
+    "max_output_tokens",  # OpenAI's Responses (vLLM's and SGLang's /v1/responses)
+    "n_predict",  # llama.cpp's server reads it before max_tokens, on its OpenAI paths too
+)
+# Fields that multiply it: the choices (or candidates) generated for one request.
+CHOICES = ("n", "best_of")
 _REQUESTS, _TOKENS = Measure.REQUESTS, Measure.TOKENS
 _INPUT, _OUTPUT = Measure.INPUT, Measure.OUTPUT
 _MINUTE, _DAY, _MONTH = Window.MINUTE, Window.DAY, Window.MONTH
@@ -115,15 +126,48 @@ class Windows:
 
 def estimate(body: dict[str, Any], body_size: int, *, embedding: bool) -> tuple[int, int]:
     """A request's (input, output) tokens before it runs: its prompt about 4 bytes a token, its
-    output the most it asks for."""
+    output the most it may generate."""
     prompt = max(1, body_size // 4)
     if embedding:
         return prompt, 0
-    for name in _OUTPUT_FIELDS:
-        value = body.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return prompt, value
-    return prompt, DEFAULT_OUTPUT_RESERVE
+    limit = output_limit(body)
+    output = DEFAULT_OUTPUT_RESERVE if limit is None else limit
+    # Each choice is generated in full; best_of counts the n returned among its candidates.
+    choices = max((_whole(body, name, 1) or 1 for name in CHOICES), default=1)
+    return prompt, output * choices
+
+
+def output_limit(body: dict[str, Any]) -> int | None:
+    """The largest output limit a body names in any of OUTPUT_LIMITS, None when it names none;
+    400 for one that is not a whole number (engines read "1000" and 1000.0 as 1000)."""
+    largest = None
+    for name in OUTPUT_LIMITS:
+        value = _whole(body, name, 0)
+        if value is not None and (largest is None or value > largest):
+            largest = value
+    return largest
+
+
+def one_output_limit(body: dict[str, Any]) -> None:
+    """Make every output limit the body names the largest of them, before it is reserved or
+    sent: whichever field an engine honours, it then generates at most what was reserved."""
+    largest = output_limit(body)
+    if largest is None:
+        return
+    for name in OUTPUT_LIMITS:
+        if name in body:
+            body[name] = largest
+    for name in CHOICES:
+        _whole(body, name, 1)  # refused before it waits, as the limits are
+
+
+def _whole(body: dict[str, Any], name: str, least: int) -> int | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= least:
+        return value
+    raise BadRequest(f"'{name}' must be an integer of at least {least}.", param=name)
 
 
 # ----- the answer's headers -----------------------------------------------------------------
@@ -222,7 +266,7 @@ class Ticket:
     """A request's hold on its counters: its reservations until `settle` (idempotent) counts
     what the engine reported, and its standing for the answer's headers."""
 
-    __slots__ = ("_held", "_store", "requests", "settled", "tokens")
+    __slots__ = ("_held", "_store", "prompt", "reached", "requests", "settled", "tokens")
 
     def __init__(
         self,
@@ -230,23 +274,32 @@ class Ticket:
         held: Any,  # the store's own record of what it reserved
         requests: Standing | None,
         tokens: Standing | None,
+        prompt: int = 0,  # the estimate's input tokens
     ) -> None:
         self._store = store
         self._held = held
         self.requests = requests
         self.tokens = tokens
+        self.prompt = prompt
+        # Attempts that reached an engine and were not refused by it (the relay counts them).
+        self.reached = 0
         self.settled = False
 
     def settle(
         self, input_tokens: int | None, output_tokens: int | None, *, answered: bool = False
     ) -> None:
-        """Release the reservations and count the usage. An answered request whose engine
-        reported no usage counts what it reserved: a silent engine must not make tokens free."""
+        """Release the reservations and count the usage. A request whose engine reported none
+        counts what it cost: what it reserved once answered (a silent engine must not make
+        tokens free), its prompt once it reached an engine (the prefill was done for a client
+        that left before the first byte), nothing before."""
         if self.settled:
             return
         self.settled = True
-        if input_tokens is None and output_tokens is None and answered:
-            self._store.settle(self._held, None, None)
+        if input_tokens is None and output_tokens is None:
+            if answered:
+                self._store.settle(self._held, None, None)
+            else:
+                self._store.settle(self._held, self.prompt if self.reached else 0, 0)
             return
         self._store.settle(self._held, input_tokens or 0, output_tokens or 0)
 
@@ -339,6 +392,7 @@ class MemoryCounters:
             held,
             None if requests is None else Standing(requests[1], requests[0], requests[2]),
             None if tokens is None else Standing(tokens[1], tokens[0], tokens[2]),
+            input_,
         )
 
     def settle(

@@ -18,9 +18,7 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
-
-from gateway import activity, media_urls, messages, wire_json
+from gateway import activity, count_tokens, media_urls, messages, wire_json
 from gateway.admission import (
     MEDIUM,
     QueueCancelled,
@@ -47,13 +45,12 @@ from gateway.errors import (
     UpstreamError,
 )
 from gateway.hints import apply_hint, parse_hints
-from gateway.mapping import strip_client_priority
 from gateway.outcomes import Outcome
 from gateway.protocol import GONE
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
 from gateway.stored_state import RequestState, owner_of
-from gateway.surfaces import MESSAGES, SURFACES, Surface, dump
+from gateway.surfaces import MESSAGES, SURFACES, Surface
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -64,7 +61,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_BODY = 32 * 1024 * 1024
 MAX_RETRIES = 2  # another replica, at most twice, for failures before any byte was sent
 
-COUNT_TOKENS = "/v1/messages/count_tokens"
+COUNT_TOKENS = count_tokens.PATH
 
 CallerLookup = Callable[[str], Awaitable[Any]]
 SessionLookup = Callable[[str, int | None], Awaitable[Any]]
@@ -296,7 +293,7 @@ class GatewayApp:
         )
         try:
             await self._admit_and_forward(
-                send, surface, body, w, gone, record, large, extra, state=state
+                send, surface, body, w, gone, record, large, extra, ticket, state=state
             )
         except GatewayError as err:
             err.extra_headers = extra
@@ -321,12 +318,14 @@ class GatewayApp:
         cls: int,
     ) -> Ticket:
         """Take the request's share of its allowance, or refuse it (429) before it waits."""
-        rt = self.runtime
         input_tokens, output_tokens = estimate(body, len(raw), embedding=surface.kind != "chat")
+        demand = Demand(caller.allowance, model, input_tokens, output_tokens)
+        return await self._take(surface, demand, cls)
+
+    async def _take(self, surface: Surface, demand: Demand, cls: int) -> Ticket:
+        rt = self.runtime
         try:
-            return await rt.allowances.admit(
-                Demand(caller.allowance, model, input_tokens, output_tokens)
-            )
+            return await rt.allowances.admit(demand)
         except AllowanceExceeded as err:
             rt.metrics.refused_by_allowance(err.reason, cls)
             err.extra_headers = rate_limit_headers(
@@ -337,14 +336,18 @@ class GatewayApp:
     async def _count_tokens(
         self, scope: Scope, receive: Receive, send: Send, surface: Surface, record: activity.Entry
     ) -> None:
-        """POST /v1/messages/count_tokens: counted by a backend that serves Messages itself,
-        else estimated (messages.count_tokens_estimate). Counting generates nothing, so it
-        waits for no slot."""
+        """POST /v1/messages/count_tokens: counted by a backend that serves Messages itself, on
+        the bounded path of gateway/count_tokens.py, else estimated
+        (messages.count_tokens_estimate). A count is a request of the caller's allowance."""
         rt = self.runtime
         caller = await self._caller(dict(scope["headers"]), surface)
         record.token_id, record.token_name = caller.token_id, caller.token_name
         record.user_id, record.username = caller.user_id, caller.username
-        body = parse_body(await read_body(receive))
+        if rt.settings.priority_enabled:
+            record.cls = int(caller.priority)
+        raw = await read_body(receive)
+        large = len(raw) >= LARGE_BODY
+        body = parse_body(raw) if not large else await _off_loop(parse_body, raw)
         try:
             messages.validate(body, counting=True)
         except messages.MessagesError as err:
@@ -356,45 +359,20 @@ class GatewayApp:
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{model}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
-        count = await self._engine_count(route, body, record)
+        extra: list[tuple[bytes, bytes]] = []
+        if caller.allowance:
+            ticket = await self._take(
+                surface, count_tokens.demand(caller.allowance, model), record.cls
+            )
+            ticket.settle(0, 0)  # it reserved nothing: its requests counted when admitted
+            extra = rate_limit_headers(
+                ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=True
+            )
+        count = await count_tokens.engine_count(rt, route, body, record, large=large)
         if count is None:
             count = messages.count_tokens_estimate(body)
         record.outcome, record.status = Outcome.IMMEDIATE, 200
-        await send_json(send, 200, {"input_tokens": count})
-
-    async def _engine_count(
-        self, route: Route, body: dict[str, Any], record: activity.Entry
-    ) -> int | None:
-        """The first native Messages backend's own count, or None when none answers one."""
-        rt = self.runtime
-        session = rt.session
-        if session is None:
-            return None
-        for target in route.usable_targets():
-            up = rt.snapshot.upstreams.get(target.slot.name)
-            if up is None or not up.native("messages"):
-                continue
-            payload = {**body, "model": target.model}
-            strip_client_priority(payload)
-            timeouts = rt.timeouts
-            try:
-                async with session.post(
-                    up.url(COUNT_TOKENS),
-                    data=dump(payload),
-                    headers=up.headers,
-                    allow_redirects=False,
-                    timeout=aiohttp.ClientTimeout(
-                        total=timeouts.connect + timeouts.idle, sock_connect=timeouts.connect
-                    ),
-                ) as resp:
-                    answer = await resp.json(content_type=None) if resp.status == 200 else None
-            except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
-                continue
-            count = answer.get("input_tokens") if isinstance(answer, dict) else None
-            if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
-                record.backend = up.name
-                return count
-        return None
+        await send_json(send, 200, {"input_tokens": count}, extra)
 
     async def _admit_and_forward(
         self,
@@ -406,6 +384,7 @@ class GatewayApp:
         record: activity.Entry,
         large: bool = False,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        ticket: Ticket | None = None,
         *,
         state: RequestState | None = None,
     ) -> None:
@@ -451,7 +430,8 @@ class GatewayApp:
                     )
                 relay = Relay(
                     rt.session, up, acquired, send=send, gone=gone, record=record,
-                    timeouts=rt.timeouts, extra_headers=extra_headers, state=state,
+                    timeouts=rt.timeouts, extra_headers=extra_headers, ticket=ticket,
+                    state=state,
                 )  # fmt: skip
                 try:
                     await relay.run(surface, body, large=large)
@@ -537,7 +517,9 @@ async def _disconnected(receive: Receive) -> None:
             return
 
 
-async def send_json(send: Send, status: int, payload: object) -> None:
+async def send_json(
+    send: Send, status: int, payload: object, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = json.dumps(payload).encode()
     await send(
         {
@@ -546,6 +528,7 @@ async def send_json(send: Send, status: int, payload: object) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *(extra or ()),
             ],
         }
     )

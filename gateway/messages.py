@@ -40,6 +40,7 @@ from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import Any, TypeGuard
 
+from gateway.allowances import output_limit
 from gateway.chat_answer import first_choice
 from gateway.usage import Usage
 from gateway.usage import from_chat as usage_from_chat
@@ -389,7 +390,7 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
         else:
             _assistant_turn(content, f"messages.{i}", messages)
     chat: dict[str, Any] = {"model": body["model"], "messages": messages}
-    max_tokens = body.get("max_tokens")
+    max_tokens = output_limit(body)  # the largest the body names: what its allowance reserved
     if max_tokens is not None:
         chat["max_tokens"] = max_tokens
     for name in ("temperature", "top_p", "top_k"):

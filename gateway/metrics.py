@@ -138,6 +138,11 @@ class GatewayCollector(Collector):
         capacity = GaugeMetricFamily(
             "aiplane_backend_capacity", "A backend's max_inflight.", labels=["backend"]
         )
+        counting = GaugeMetricFamily(
+            "aiplane_backend_counting",
+            "count_tokens calls running on a backend, beside its inflight (they take no slot).",
+            labels=["backend"],
+        )
         healthy = GaugeMetricFamily(
             "aiplane_backend_healthy",
             "1 when the backend passes health probes.",
@@ -165,16 +170,18 @@ class GatewayCollector(Collector):
             for bname, slot in list(rt.slots.items()):
                 if slot.removed:
                     continue
-                entry = seen.setdefault(bname, [0, 0, 1])
+                entry = seen.setdefault(bname, [0, 0, 1, 0])
                 entry[0] += slot.inflight
                 entry[1] += slot.max_inflight
                 entry[2] = min(entry[2], 1 if slot.healthy else 0)
-        for bname, (n, cap, ok) in sorted(seen.items()):
+                entry[3] += rt.counting.busy.get(bname, 0)
+        for bname, (n, cap, ok, counts) in sorted(seen.items()):
             inflight.add_metric([bname], n)
             capacity.add_metric([bname], cap)
             healthy.add_metric([bname], ok)
+            counting.add_metric([bname], counts)
         yield from (depth, oldest, admissions, dispatches, reorders, waits)
-        yield from (inflight, capacity, healthy)
+        yield from (inflight, capacity, healthy, counting)
         yield from _shared_families(live)
         yield from _token_families(live)
         yield _refusal_family(live)

@@ -37,6 +37,7 @@ from aiohttp.client_proto import ResponseHandler
 from gateway import wire_json
 from gateway.activity import Entry
 from gateway.admission import CLASS_NAMES, Acquired
+from gateway.allowances import Ticket
 from gateway.engine_errors import MAX_ERROR_BODY, RETRY_STATUS, error_for_status
 from gateway.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.outcomes import Outcome
@@ -59,6 +60,8 @@ PASSED_RESPONSE_HEADERS = frozenset(
 )
 CLASS_BYTES = tuple(name.encode() for name in CLASS_NAMES)
 _UPSTREAM_FAULTS = (aiohttp.ClientError, OSError, TimeoutError)
+# Failures of a post whose request never left: no connection was made.
+_NEVER_SENT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
 
 
 class Retryable(Exception):
@@ -162,9 +165,9 @@ class Relay:
     left), raises `Retryable`, a `GatewayError` before the answer started, or `DropConnection`."""
 
     __slots__ = (
-        "_abort", "_last", "_loop", "_mark", "_pending", "_sending", "_task", "_watchdog",
-        "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record", "send",
-        "session", "started", "state", "timeouts", "upstream",
+        "_abort", "_last", "_loop", "_mark", "_pending", "_reached", "_sending", "_task",
+        "_watchdog", "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record",
+        "send", "session", "started", "state", "ticket", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -178,11 +181,14 @@ class Relay:
         record: Entry,
         timeouts: Timeouts,
         extra_headers: list[tuple[bytes, bytes]] | None = None,
+        ticket: Ticket | None = None,
         state: RequestState | None = None,
     ) -> None:
         self.session = session
         self.state = state  # stored Responses state: where it must run, what it claims
         self.extra_headers = extra_headers  # the caller's remaining allowance, when limited
+        self.ticket = ticket  # its hold on that allowance: told when the request reached an engine
+        self._reached = False
         self.upstream = upstream
         self.acquired = acquired
         self.send = send
@@ -269,6 +275,9 @@ class Relay:
         self._watchdog.watch(self)
         resp: aiohttp.ClientResponse | None = None
         try:
+            # The engine has it from here on (a client leaving while it is sent included), and
+            # may prefill it: charged its prompt unless it never arrived or was refused.
+            self._reach(True)
             try:
                 resp = await self.session.post(
                     up.url(path),
@@ -278,6 +287,8 @@ class Relay:
                     timeout=self.timeouts.client,
                 )
             except _UPSTREAM_FAULTS as err:
+                if isinstance(err, _NEVER_SENT):
+                    self._reach(False)
                 raise self._retryable(f"{type(err).__name__} before answering") from None
             record.status = resp.status
             if not 200 <= resp.status < 300:
@@ -312,8 +323,16 @@ class Relay:
                 # how the engine learns that the client left mid-stream.
                 resp.close()
 
+    def _reach(self, reached: bool) -> None:
+        """Tell the ticket whether this attempt reached an engine that runs it (once each)."""
+        ticket = self.ticket
+        if ticket is not None and reached != self._reached:
+            self._reached = reached
+            ticket.reached += 1 if reached else -1
+
     async def _refused(self, resp: aiohttp.ClientResponse) -> None:
         """An engine's non-2xx answer: retry elsewhere (502/503/504) or the client's error."""
+        self._reach(False)  # a refusal: it did not run the request
         status = resp.status
         try:
             body = await resp.content.read(MAX_ERROR_BODY)
@@ -418,6 +437,7 @@ class Relay:
         if error is None and event.get("object") != "error":
             return
         status = _status_of(error if isinstance(error, dict) else event)
+        self._reach(False)
         refusal = error_for_status(
             status,
             data or b"",

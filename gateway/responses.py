@@ -21,7 +21,8 @@ Decisions where the two APIs differ (the tests cite the documents each rests on)
   right after it; images a function returned follow those as the user's (a chat tool message
   holds text only); `allowed_tools` keeps only the allowed tools, with its mode as tool_choice;
   without tools, tool_choice and parallel_tool_calls are left out;
-- `max_output_tokens` becomes `max_tokens`, which vLLM, SGLang, llama.cpp and Ollama all read;
+- `max_output_tokens` becomes `max_tokens`, which vLLM, SGLang, llama.cpp and Ollama all read
+  (the largest output limit the body names in any field, the one its allowance reserved);
 - a stream that fails mid-way ends with `response.failed` alone: it carries the error in the
   response, the SDK folds the output so far into it, and Codex reads its `error`; open items get
   no `.done` event, so that no client runs a half-streamed function call.
@@ -40,6 +41,7 @@ import re
 import time
 from typing import Any
 
+from gateway.allowances import output_limit
 from gateway.chat_answer import first_choice
 from gateway.errors import BadRequest
 from gateway.usage import Usage
@@ -375,8 +377,9 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     for name in ("temperature", "top_p", "user"):
         if body.get(name) is not None:
             chat[name] = body[name]
-    if body.get("max_output_tokens") is not None:
-        chat["max_tokens"] = body["max_output_tokens"]
+    limit = output_limit(body)  # whichever field named it: what the allowance reserved
+    if limit is not None:
+        chat["max_tokens"] = limit
     fmt = _response_format(body.get("text"))
     if fmt is not None:
         chat["response_format"] = fmt

@@ -21,6 +21,7 @@ import httpx
 from accounts.allowances import Counted
 from gateway.admission import AdmissionQueue, Observer, SchedulerConfig, Slot
 from gateway.allowances import CounterStore, MemoryCounters
+from gateway.count_tokens import CountSeats
 from gateway.detect import ProbeFailure, check_models, detect_engine
 from gateway.health import HealthTracker, check_health
 from gateway.metrics import QueueMetrics
@@ -133,6 +134,8 @@ class Runtime:
         self.allowances: CounterStore = MemoryCounters()
         # Who owns the Responses state backends keep (gateway/stored_state.py).
         self.owners: Owners = MemoryOwners()
+        # count_tokens calls in flight at each backend (gateway/count_tokens.py).
+        self.counting = CountSeats()
         # Live views waiting for the queue to change (the admin websocket).
         self.watchers: set[asyncio.Event] = set()
         self._installed = Topology([], [], loaded_at=float("-inf"))

@@ -221,7 +221,7 @@ class SharedCounters:
             args += (number, _ms(end), limit.limit, need, counted.kind)
             applying.append((counted, key, need, end))
         if not applying:
-            return Ticket(self, (ticket_id, []), None, None)
+            return Ticket(self, (ticket_id, []), None, None, input_)
         result = [int(x) for x in await self._admit(keys=keys, args=args)]
         if result[0] == 0:
             pairs = zip(result[1::2], result[2::2], strict=True)
@@ -240,7 +240,7 @@ class SharedCounters:
             held.append((key, counted.kind, counted.span, need))
             if tokens is None or left < tokens.remaining:
                 tokens = standing
-        return Ticket(self, (ticket_id, held), requests, tokens)
+        return Ticket(self, (ticket_id, held), requests, tokens, input_)
 
     def _unreachable(self, err: BaseException) -> None:
         self._retry_at = time.monotonic() + self.retry_secs

@@ -1,6 +1,7 @@
 """The /v1 surfaces: each API dialect's path, errors and answers, over one admission path.
 
-A surface parses its body and finds the model; at the final dispatch boundary it makes a `Plan`
+A surface parses its body and finds the model (making the output limits it names one, what its
+allowance reserves: gateway/allowances.py); at the final dispatch boundary it makes a `Plan`
 for the backend actually chosen: which path to call with which body, and how the backend's
 answer becomes the client's (passed through as it is, or translated), whole or event by event,
 with the token usage read on the way. The relay (gateway/relay.py) runs the plan.
@@ -12,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gateway import media_urls, messages, responses, stored_state, wire_json
+from gateway.allowances import one_output_limit
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
 from gateway.usage import Usage, from_chat
@@ -162,13 +164,16 @@ class Surface:
         self.kind = kind  # the pool kind that serves it: chat or embedding
 
     def parse(self, body: dict[str, Any], *, media: str) -> str:
-        """Check the body before admission; returns the model it asks for. `media`: the
-        gateway.media_urls setting (which media URLs engines may be given to fetch)."""
+        """Check the body before admission, its output limits made one; returns the model it
+        asks for. `media`: the gateway.media_urls setting (which media URLs engines may be
+        given to fetch)."""
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
         found = media_urls.in_chat(body, embedding=self.kind == "embedding")
         media_urls.refuse_inside(found, media)
+        if self.kind == "chat":
+            one_output_limit(body)
         return model
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -293,6 +298,7 @@ class MessagesSurface(Surface):
         except messages.MessagesError as err:
             raise BadRequest(err.message) from None
         media_urls.refuse_inside(media_urls.in_messages(body), media)
+        one_output_limit(body)
         return str(body["model"])
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
@@ -415,6 +421,7 @@ class ResponsesSurface(Surface):
     def parse(self, body: dict[str, Any], *, media: str) -> str:
         responses.validate(body)  # its errors are BadRequests, in this surface's envelope
         media_urls.refuse_inside(media_urls.in_responses(body), media)
+        one_output_limit(body)
         return str(body["model"])
 
     def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:

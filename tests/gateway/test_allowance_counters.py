@@ -17,8 +17,10 @@ from gateway.allowances import (
     MemoryCounters,
     Ticket,
     estimate,
+    one_output_limit,
     rate_limit_headers,
 )
+from gateway.errors import BadRequest
 from gateway.shared_allowances import SharedCounters, connect
 
 REQ, TOK, IN, OUT = Measure.REQUESTS, Measure.TOKENS, Measure.INPUT, Measure.OUTPUT
@@ -271,17 +273,53 @@ async def test_headers_name_the_tightest_limit_of_each_kind(store_at: Any) -> No
         ({"max_tokens": 50}, 400, False, (100, 50)),
         ({"max_completion_tokens": 7}, 40, False, (10, 7)),
         ({"max_output_tokens": 9}, 40, False, (10, 9)),  # Responses
+        ({"n_predict": 11}, 40, False, (10, 11)),  # llama.cpp
         ({}, 40, False, (10, DEFAULT_OUTPUT_RESERVE)),
-        ({"max_tokens": "lots"}, 40, False, (10, DEFAULT_OUTPUT_RESERVE)),
-        ({"max_tokens": True}, 40, False, (10, DEFAULT_OUTPUT_RESERVE)),
+        ({"max_tokens": None}, 40, False, (10, DEFAULT_OUTPUT_RESERVE)),
         ({"max_tokens": 50}, 2, False, (1, 50)),
         ({}, 40, True, (10, 0)),  # embeddings generate nothing
+        # The largest limit named in any field, whichever comes first: an engine may honour it.
+        ({"max_tokens": 1, "max_completion_tokens": 1000}, 40, False, (10, 1000)),
+        ({"max_tokens": 1, "max_output_tokens": 1000}, 40, False, (10, 1000)),
+        ({"max_completion_tokens": 5, "max_tokens": None, "n_predict": 900}, 40, False, (10, 900)),
+        # Every choice is generated in full.
+        ({"max_tokens": 10, "n": 4}, 40, False, (10, 40)),
+        ({"max_tokens": 10, "n": 2, "best_of": 3}, 40, False, (10, 30)),
+        ({"n": 2}, 40, False, (10, 2 * DEFAULT_OUTPUT_RESERVE)),
     ],
 )
-def test_a_request_is_estimated_from_its_size_and_the_output_it_may_ask_for(
+def test_a_request_is_estimated_from_its_size_and_the_most_output_it_may_ask_for(
     body: dict, size: int, embedding: bool, expected: tuple[int, int]
 ) -> None:
     assert estimate(body, size, embedding=embedding) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"max_tokens": "lots"},
+        {"max_tokens": True},
+        {"max_completion_tokens": "1000"},  # engines' parsers read it as 1000
+        {"max_output_tokens": 1000.0},
+        {"n_predict": -1},
+        {"n": 0},
+        {"best_of": "3"},
+    ],
+)
+def test_an_output_limit_that_is_not_a_whole_number_is_refused(body: dict) -> None:
+    name = next(iter(body))
+    with pytest.raises(BadRequest) as refused:
+        one_output_limit({"max_tokens": 10, **body})
+    assert refused.value.param == name
+
+
+def test_every_output_limit_a_body_names_carries_the_largest() -> None:
+    body = {"max_tokens": 1, "max_completion_tokens": 1000, "n_predict": None, "n": 2}
+    one_output_limit(body)
+    assert body == {"max_tokens": 1000, "max_completion_tokens": 1000, "n_predict": 1000, "n": 2}
+    untouched = {"temperature": 0.5}
+    one_output_limit(untouched)
+    assert untouched == {"temperature": 0.5}
 
 
 async def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved(
@@ -294,6 +332,31 @@ async def test_an_answer_whose_engine_reported_no_usage_counts_what_it_reserved(
     # Not answered (it failed, or left, before a byte): nothing was generated, nothing counts.
     (await store.admit(demand(limit, input=100, output=50))).settle(None, None)
     assert await store.usage("u1", limit) == (150, 0)
+
+
+async def test_a_request_that_reached_an_engine_but_got_no_answer_counts_its_prompt(
+    store_at: Any,
+) -> None:
+    store, _ = store_at(at(2026, 12, 1))
+    tokens, inputs, outputs = Limit(TOK, DAY, 1000), Limit(IN, DAY, 1000), Limit(OUT, DAY, 1000)
+    # Its client left before the first byte: the engine had it, and did the prefill.
+    reached = await store.admit(demand(tokens, inputs, outputs, input=100, output=50))
+    reached.reached += 1
+    reached.settle(None, None)
+    assert await store.usage("u1", tokens) == (100, 0)
+    assert await store.usage("u1", inputs) == (100, 0)
+    assert await store.usage("u1", outputs) == (0, 0)
+    # What the engine reported, when it did, counts instead.
+    reported = await store.admit(demand(tokens, input=100, output=50))
+    reported.reached += 1
+    reported.settle(7, 0)
+    assert await store.usage("u1", tokens) == (107, 0)
+    # Sent, then refused by the engine, or never sent: nothing.
+    refused = await store.admit(demand(tokens, input=100, output=50))
+    refused.reached += 1
+    refused.reached -= 1
+    refused.settle(None, None)
+    assert await store.usage("u1", tokens) == (107, 0)
 
 
 async def test_reading_the_usage_of_a_past_window_changes_nothing(store_at: Any) -> None:

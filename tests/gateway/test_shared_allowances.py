@@ -27,7 +27,11 @@ from tests.gateway.allowance_spender import (
 )
 from tests.gateway.conftest import LiveGateway, add_backend
 from tests.gateway.drive import sample, scrape
-from tests.gateway.test_v1_allowances import Person, call
+from tests.gateway.test_v1_allowances import (
+    Person,
+    call,
+    charged_its_prompt_only_once_it_reached_an_engine,
+)
 from tests.redis_server import RedisServer, redis_or_skip
 
 
@@ -292,3 +296,19 @@ def test_two_gateways_on_one_redis_hold_a_persons_limit_together(
     assert refused.json()["error"]["code"] == "rate_limit_exceeded"
     assert all(isinstance(g.runtime.allowances, SharedCounters) for g in two_gateways)
     assert sample(scrape(one), "aiplane_allowance_counters_local") == 0
+
+
+def test_on_redis_a_client_that_leaves_after_dispatch_is_charged_its_prompt_too(
+    two_gateways: list[LiveGateway], make_sim: Any
+) -> None:
+    from gateway.topology import load_topology
+
+    gated = make_sim(slots=0, tokens=3, token_delay=0)
+    add_backend("solo", gated.url, max_inflight=1)
+    one = two_gateways[0]
+    one.runtime.install_threadsafe(load_topology())
+
+    charged_its_prompt_only_once_it_reached_an_engine(one, gated)
+
+    counters = one.runtime.allowances
+    assert isinstance(counters, SharedCounters) and counters.fallbacks == 0

@@ -3,6 +3,7 @@ token counts from the engine's usage, and every reservation released however a r
 
 from __future__ import annotations
 
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -10,15 +11,17 @@ from typing import Any
 import httpx
 import pytest
 
-from accounts.allowances import Limit, Measure, Window
+from accounts.allowances import Counted, Limit, Measure, Window
 from accounts.models import GatewayGroup
 from aiplane.catalog import settings_update
+from gateway.allowances import OUTPUT_LIMITS
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
 from tests.gateway.drive import (
     HTTP,
     chat,
     configure,
+    engine_records,
     engine_stats,
     open_raw,
     sample,
@@ -43,6 +46,13 @@ class Person:
     def usage(self, gateway: Any, measure: str, window: str = "minute") -> tuple[int, int]:
         limit = Limit(Measure(measure), Window(window), 0)
         return gateway.runtime.allowances.usage(f"u{self.user.pk}", limit)
+
+    def standing(self, gateway: Any, measure: str, window: str = "minute") -> tuple[int, int]:
+        """(used, reserved) as a view reads it: from this process's counters or Redis's."""
+        limit = Limit(Measure(measure), Window(window), 0)
+        read = gateway.runtime.allowance_standing([Counted(f"u{self.user.pk}", limit)])
+        assert read is not None, "the gateway's loop did not answer"
+        return read[0]
 
 
 @pytest.fixture
@@ -287,3 +297,120 @@ def test_concurrent_requests_never_exceed_a_tokens_limit(gateway: Any, make_sim:
     used = sum(a.json()["usage"]["total_tokens"] for a in ok)
     assert alice.usage(gateway, "tokens", "day") == (used, 0)
     assert used <= 100
+
+
+# ----- the most a request may generate, and what a request cut short costs ----------------------
+
+TWO_LIMITS = {
+    "chat": (
+        "/chat/completions",
+        {"messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 1000},
+    ),
+    "responses": ("/responses", {"input": "hi", "max_output_tokens": 1000}),
+    "messages": (
+        "/messages",
+        {"messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 1000},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("surface", "native"),
+    [("chat", False), ("responses", False), ("responses", True), ("messages", True)],
+    ids=["chat", "translated responses", "native responses", "native messages"],
+)
+def test_a_request_is_reserved_and_sent_the_largest_output_limit_it_names(
+    gateway: Any, make_sim: Any, surface: str, native: bool
+) -> None:
+    # vLLM and SGLang honour max_completion_tokens over max_tokens; a Responses engine reads
+    # max_output_tokens. Reserving by the first field let 8 such requests of about 1,040 tokens
+    # each into a limit of 1,500.
+    gated = make_sim(slots=0, tokens=3, token_delay=0, responses=native, messages=native)
+    add_backend("solo", gated.url)
+    alice = Person("alice", {**TPM, "window": "day", "limit": 1500})
+    path, fields = TWO_LIMITS[surface]
+    body = {"model": "sim-small", "max_tokens": 1, **fields}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = [pool.submit(call, gateway, alice.key, path, body) for _ in range(8)]
+        wait_until(
+            lambda: sum(a.done() for a in answers) + engine_stats(gated)["waiting"] == 8,
+            "each is refused or held by the engine",
+        )
+        assert engine_stats(gated)["waiting"] == 1  # one fits; a second would pass the limit
+        assert {a.result().status_code for a in answers if a.done()} == {429}
+        configure(gated, slots=4)
+        served = [a.result() for a in answers if a.result().status_code == 200]
+    assert len(served) == 1
+    # One limit at the engine: every field it got says the same, what was reserved.
+    sent = engine_records(gated)[-1]["body"]
+    limits = {name: sent[name] for name in OUTPUT_LIMITS if name in sent}
+    assert set(limits.values()) == {1000}, limits
+    assert_released(gateway, alice)
+
+
+def test_an_output_limit_that_is_not_a_whole_number_is_a_400_before_it_waits(
+    gateway: Any, engine: Any
+) -> None:
+    alice = Person("alice", {**TPM, "limit": 10_000})
+    served = engine_stats(engine)["total"]
+    # vLLM's parser reads "1000" as 1000: passed on, the limit run would not be the one reserved.
+    for path, body in (
+        (
+            "/chat/completions",
+            {**SURFACES["chat"][1], "max_tokens": 1, "max_completion_tokens": "1000"},
+        ),
+        ("/responses", {**SURFACES["responses"][1], "max_tokens": 1.5}),
+    ):
+        refused = call(gateway, alice.key, path, body)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["error"]["param"] in ("max_completion_tokens", "max_tokens")
+    assert engine_stats(engine)["total"] == served
+    assert alice.standing(gateway, "tokens") == (0, 0)
+
+
+def _raw_chat(label: str) -> bytes:
+    return json.dumps(
+        {"model": "sim-small", "messages": [{"role": "user", "content": label}]}
+    ).encode()  # the body open_raw sends
+
+
+def charged_its_prompt_only_once_it_reached_an_engine(gateway: Any, gated: Any) -> None:
+    """One request reaches the (gated) engine and its client leaves before the first byte;
+    another leaves while it waits for the slot: the first is charged its prompt, the second
+    nothing. (Also run on Redis's counters: test_shared_allowances.py.)"""
+    alice = Person(
+        "alice",
+        {**TPM, "window": "day", "limit": 100_000},
+        {"measure": "input_tokens", "window": "day", "limit": 100_000},
+        {"measure": "output_tokens", "window": "day", "limit": 100_000},
+    )
+    dispatched = open_raw(gateway, alice.key, "the engine has it")
+    wait_until(lambda: engine_stats(gated)["waiting"] == 1, "the engine has it")
+    queued = open_raw(gateway, alice.key, "still waiting")
+    wait_until(lambda: gateway.runtime.queue.waiting == 1, "it waits for the slot")
+    queued.close()
+    wait_until(lambda: gateway.runtime.queue.waiting == 0, "it left")
+    dispatched.close()
+    wait_until(lambda: engine_stats(gated)["waiting"] == 0, "the engine saw it leave")
+    wait_until(lambda: alice.standing(gateway, "tokens", "day")[1] == 0, "both are released")
+
+    prompt = len(_raw_chat("the engine has it")) // 4  # the estimate: the engine reported none
+    assert alice.standing(gateway, "tokens", "day") == (prompt, 0)
+    assert alice.standing(gateway, "input_tokens", "day") == (prompt, 0)
+    assert alice.standing(gateway, "output_tokens", "day") == (0, 0)
+
+
+def test_a_client_that_leaves_after_dispatch_is_charged_its_prompt_and_one_waiting_nothing(
+    gateway: Any, make_sim: Any
+) -> None:
+    gated = make_sim(slots=0, tokens=3, token_delay=0)
+    add_backend("solo", gated.url, max_inflight=1)
+    charged_its_prompt_only_once_it_reached_an_engine(gateway, gated)
+
+
+def test_a_request_the_engine_refuses_is_charged_nothing(gateway: Any, engine: Any) -> None:
+    alice = Person("alice", {**TPM, "window": "day", "limit": 100_000})
+    refused = chat(gateway, alice.key, "[[sim:status code=400]] hi", max_tokens=500)
+    assert refused.status_code == 400
+    wait_until(lambda: alice.standing(gateway, "tokens", "day")[1] == 0, "it is released")
+    assert alice.standing(gateway, "tokens", "day") == (0, 0)

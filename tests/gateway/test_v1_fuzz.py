@@ -158,7 +158,11 @@ chat_body = st.fixed_dictionaries(
         "nvext": nvext,
         "priority": hint_number,
         "max_tokens": st.one_of(st.integers(-5, 5), json_value),
-        "n": json_value,
+        # Every output limit an engine honours, and the choices that multiply it.
+        "max_completion_tokens": st.one_of(st.integers(-5, 5), json_value),
+        "max_output_tokens": st.one_of(st.integers(-5, 5), json_value),
+        "n_predict": st.one_of(st.integers(-5, 5), json_value),
+        "n": st.one_of(st.integers(-1, 3), json_value),
     },
 )
 DEEP = "[" * 100_000
@@ -287,7 +291,8 @@ VALID_BODIES: dict[str, dict[str, Any]] = {
     "/v1/embeddings": {"model": "sim-small", "input": "hi"},
 }
 FIELDS = ("model", "messages", "prompt", "input", "stream", "stream_options", "nvext", "priority",
-          "max_tokens", "n", "user")  # fmt: skip
+          "max_tokens", "max_completion_tokens", "max_output_tokens", "n_predict", "n", "best_of",
+          "user")  # fmt: skip
 # Raw JSON text put in place of one field: what json.dumps would never write.
 RAW_FIELDS = (
     "NaN", "Infinity", "-Infinity", "1e999", "-1e999", "9" * 4000, "[" * 3000 + "]" * 3000,
