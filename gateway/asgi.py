@@ -46,11 +46,11 @@ from gateway.errors import (
     UpstreamError,
 )
 from gateway.hints import apply_hint, parse_hints
-from gateway.mapping import strip_client_priority
 from gateway.outcomes import Outcome
 from gateway.protocol import GONE
 from gateway.relay import LARGE_BODY, DropConnection, Relay, Retryable
 from gateway.runtime import Runtime
+from gateway.scheduling_fields import strip_scheduling
 from gateway.surfaces import MESSAGES, SURFACES, Surface, dump
 
 log = logging.getLogger("aiplane.gateway")
@@ -352,7 +352,7 @@ class GatewayApp:
             if up is None or not up.native("messages"):
                 continue
             payload = {**body, "model": target.model}
-            strip_client_priority(payload)
+            strip_scheduling(payload)
             timeouts = rt.timeouts
             try:
                 async with session.post(

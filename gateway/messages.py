@@ -41,6 +41,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any, TypeGuard
 
 from gateway.chat_answer import first_choice
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage
 from gateway.usage import from_chat as usage_from_chat
 from gateway.usage import from_messages as usage_from_messages
@@ -124,6 +125,9 @@ def validate(body: object, *, counting: bool = False) -> None:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise _invalid("model: a model name (a non-empty string) is required.")
+    refused = refused_field(body)
+    if refused is not None:
+        raise _invalid(f"{refused}: {refusal(refused)}")
     if not counting:
         max_tokens = body.get("max_tokens")
         if not _is_int(max_tokens) or max_tokens < 1:

@@ -42,6 +42,7 @@ from typing import Any
 
 from gateway.chat_answer import first_choice
 from gateway.errors import BadRequest
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage
 from gateway.usage import from_chat as _usage_from_chat
 from gateway.usage import from_responses as _usage_from_responses
@@ -132,6 +133,9 @@ def validate(body: object) -> None:
         raise ResponsesError("Missing required parameter: 'model'.", param="model")
     if not isinstance(model, str) or not model:
         raise _wrong_type("model", "a non-empty string", model)
+    refused = refused_field(body)
+    if refused is not None:
+        raise ResponsesError(f"'{refused}' is {refusal(refused)}", param=refused)
     for name in _STRING_FIELDS:
         value = body.get(name)
         if value is not None and not isinstance(value, str):

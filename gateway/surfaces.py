@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gateway import messages, responses, wire_json
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage, from_chat
 
 if TYPE_CHECKING:
@@ -162,6 +163,9 @@ class Surface:
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
+        refused = refused_field(body)
+        if refused is not None:
+            raise BadRequest(f"'{refused}' is {refusal(refused)}", param=refused)
         return model
 
     def api_key(self, headers: dict[bytes, bytes]) -> bytes | None:
