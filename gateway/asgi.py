@@ -44,6 +44,7 @@ from gateway.errors import (
     Unauthorized,
     Unavailable,
     UpstreamError,
+    echoed,
 )
 from gateway.hints import apply_hint, parse_hints
 from gateway.outcomes import Outcome
@@ -235,7 +236,7 @@ class GatewayApp:
             cls, offset = MEDIUM, 0
         record.cls = cls
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
-            raise Forbidden(f"This token may not use the model '{model}'.", param="model")
+            raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         surface.check_route(body, route, rt.snapshot.upstreams)
         if not route.has_usable():
@@ -331,7 +332,7 @@ class GatewayApp:
         model = str(body["model"])
         record.model = model
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
-            raise Forbidden(f"This token may not use the model '{model}'.", param="model")
+            raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         count = await self._engine_count(route, body, record)
         if count is None:

@@ -41,6 +41,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any, TypeGuard
 
 from gateway.chat_answer import first_choice
+from gateway.errors import echoed
 from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage
 from gateway.usage import from_chat as usage_from_chat
@@ -544,7 +545,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
 
 def _untranslatable(at: str, kind: str) -> MessagesError:
     return _invalid(
-        f"{at}: {kind} blocks cannot be translated to chat completions; use a backend that "
+        f"{at}: {echoed(kind)} blocks cannot be translated to chat completions; use a backend that "
         "serves /v1/messages natively."
     )
 
