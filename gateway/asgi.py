@@ -43,6 +43,7 @@ from gateway.errors import (
     Unauthorized,
     Unavailable,
     UpstreamError,
+    echoed,
 )
 from gateway.hints import apply_hint, parse_hints
 from gateway.outcomes import Outcome
@@ -238,7 +239,7 @@ class GatewayApp:
             cls, offset = MEDIUM, 0
         record.cls = cls
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
-            raise Forbidden(f"This token may not use the model '{model}'.", param="model")
+            raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         surface.check_route(body, route, rt.snapshot.upstreams)
         if not route.has_usable():
@@ -357,7 +358,7 @@ class GatewayApp:
         model = str(body["model"])
         record.model = model
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
-            raise Forbidden(f"This token may not use the model '{model}'.", param="model")
+            raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         extra: list[tuple[bytes, bytes]] = []
         if caller.allowance:

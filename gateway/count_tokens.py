@@ -26,7 +26,7 @@ from gateway.activity import Entry
 from gateway.admission import Route
 from gateway.allowances import Demand
 from gateway.errors import BadRequest
-from gateway.mapping import strip_client_priority
+from gateway.scheduling_fields import strip_scheduling
 from gateway.surfaces import dump
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ async def engine_count(
 
 async def _payload(body: dict[str, Any], model: str, large: bool) -> bytes:
     payload = {**body, "model": model}
-    strip_client_priority(payload)
+    strip_scheduling(payload)
     try:
         if large:  # as the relay does: a large body is serialized off the event loop
             loop = asyncio.get_running_loop()

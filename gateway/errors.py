@@ -31,6 +31,16 @@ from collections.abc import Sequence
 from aiplane.envelope import error_body
 from gateway.outcomes import Outcome
 
+# An error quotes a client's value to say which one it means; past this many characters it says
+# nothing more, and a 1 MB model name would come back whole.
+ECHO_LIMIT = 200
+
+
+def echoed(value: str, limit: int = ECHO_LIMIT) -> str:
+    """A client's value as an error message quotes it: at most `limit` characters, and an
+    ellipsis where it was cut."""
+    return value if len(value) <= limit else value[:limit] + "..."
+
 
 class GatewayError(Exception):
     status = 500

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from gateway.admission import BAND_ANCHORS, HIGH, LOW, MEDIUM
-from gateway.errors import BadHint
+from gateway.errors import BadHint, echoed
 
 NAMED = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 LLAMASWAP_ALIASES = {"interactive": 100, "normal": 0, "batch": -100}
@@ -63,7 +63,7 @@ def _shown(raw: object) -> str:
     one would be echoed back at its full size.
     """
     if isinstance(raw, str):
-        return repr(raw) if len(raw) <= 40 else repr(raw[:40]) + "..."
+        return repr(echoed(raw, 40))
     if isinstance(raw, bool):
         return "true" if raw else "false"
     if isinstance(raw, int | float):

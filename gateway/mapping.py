@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gateway.scheduling_fields import strip_scheduling
+
 # Classes are plain ints so the hot path compares and indexes without enum overhead; the order
 # matters: a larger class runs first in the gateway queue.
 LOW: Final = 0
@@ -293,34 +295,14 @@ def explain_mapping(mode: PriorityMode, profile: EngineProfile | None) -> str:
     return "not forwarded: gateway-only mode"
 
 
-_MISSING: Final = object()
-
-
-def strip_client_priority(body: dict[str, Any]) -> None:
-    """Remove every priority a client could smuggle to the engine, leaving all else untouched."""
-    body.pop("priority", None)
-    nvext = body.get("nvext")
-    if type(nvext) is not dict:
-        return
-    hints = nvext.get("agent_hints")
-    if type(hints) is not dict:
-        return
-    # Only containers this function emptied are removed; a client's own empty objects stay.
-    removed = hints.pop("priority", _MISSING) is not _MISSING
-    removed = (hints.pop("strict_priority", _MISSING) is not _MISSING) or removed
-    if removed and not hints:
-        del nvext["agent_hints"]
-        if not nvext:
-            del body["nvext"]
-
-
 def apply_mapping(body: dict[str, Any], mapping: Mapping | None, cls: int) -> None:
-    """Rewrite `body` in place for the chosen backend: strip client priority, then set ours.
+    """Rewrite `body` in place for the chosen backend: strip what the client said about
+    scheduling (gateway/scheduling_fields.py), then set our priority.
 
     Call it at the final dispatch boundary. A retry on another backend should start from a fresh
     shallow copy of the client body, so a custom field set for the previous backend cannot leak.
     """
-    strip_client_priority(body)
+    strip_scheduling(body)
     if mapping is not None:
         # A negative index would silently pick "high"; a bad class is a bug, not a request.
         if not 0 <= cls <= 2:

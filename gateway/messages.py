@@ -42,6 +42,8 @@ from typing import Any, TypeGuard
 
 from gateway.allowances import output_limit
 from gateway.chat_answer import first_choice
+from gateway.errors import echoed
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage
 from gateway.usage import from_chat as usage_from_chat
 from gateway.usage import from_messages as usage_from_messages
@@ -125,6 +127,9 @@ def validate(body: object, *, counting: bool = False) -> None:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise _invalid("model: a model name (a non-empty string) is required.")
+    refused = refused_field(body)
+    if refused is not None:
+        raise _invalid(f"{refused}: {refusal(refused)}")
     if not counting:
         max_tokens = body.get("max_tokens")
         if not _is_int(max_tokens) or max_tokens < 1:
@@ -541,7 +546,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
 
 def _untranslatable(at: str, kind: str) -> MessagesError:
     return _invalid(
-        f"{at}: {kind} blocks cannot be translated to chat completions; use a backend that "
+        f"{at}: {echoed(kind)} blocks cannot be translated to chat completions; use a backend that "
         "serves /v1/messages natively."
     )
 

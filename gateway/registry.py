@@ -15,7 +15,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from gateway.admission import Route, Slot, Target
-from gateway.errors import Forbidden, ModelNotFound
+from gateway.errors import Forbidden, ModelNotFound, echoed
 from gateway.mapping import EngineProfile, Mapping, PriorityMode, resolve_mapping
 from gateway.redaction import NO_SECRETS, Secrets
 
@@ -201,10 +201,12 @@ class Snapshot:
             return route
         entries = self.index.get((kind, model))
         if not entries:
-            raise ModelNotFound(f"The model '{model}' does not exist.", param="model")
+            raise ModelNotFound(f"The model '{echoed(model)}' does not exist.", param="model")
         route = self.route_for_key(key)
         if route is None:
-            raise Forbidden(f"You are not allowed to use the model '{model}'.", param="model")
+            raise Forbidden(
+                f"You are not allowed to use the model '{echoed(model)}'.", param="model"
+            )
         return route
 
     def route_for_key(self, key: Hashable) -> Route | None:

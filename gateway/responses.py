@@ -43,7 +43,8 @@ from typing import Any
 
 from gateway.allowances import output_limit
 from gateway.chat_answer import first_choice
-from gateway.errors import BadRequest
+from gateway.errors import BadRequest, echoed
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage
 from gateway.usage import from_chat as _usage_from_chat
 from gateway.usage import from_responses as _usage_from_responses
@@ -134,6 +135,9 @@ def validate(body: object) -> None:
         raise ResponsesError("Missing required parameter: 'model'.", param="model")
     if not isinstance(model, str) or not model:
         raise _wrong_type("model", "a non-empty string", model)
+    refused = refused_field(body)
+    if refused is not None:
+        raise ResponsesError(f"'{refused}' is {refusal(refused)}", param=refused)
     for name in _STRING_FIELDS:
         value = body.get(name)
         if value is not None and not isinstance(value, str):
@@ -444,9 +448,9 @@ class _Conversation:
                 continue  # see the module docstring
             else:
                 raise ResponsesError(
-                    f"Input items of type '{kind}' cannot be translated to chat completions, "
-                    "which this model's backend serves: only messages, function calls, "
-                    "function call outputs and reasoning items can.",
+                    f"Input items of type '{echoed(str(kind))}' cannot be translated to chat "
+                    "completions, which this model's backend serves: only messages, function "
+                    "calls, function call outputs and reasoning items can.",
                     param=param,
                 )
         self._flush_images()
@@ -571,7 +575,8 @@ def _user_content(content: str | list[Any], param: str) -> str | list[dict[str, 
             )
         else:
             raise ResponsesError(
-                f"Content parts of type '{kind}' cannot be translated to chat completions.",
+                f"Content parts of type '{echoed(str(kind))}' cannot be translated to chat "
+                "completions.",
                 param=where,
             )
     if texts_only:
@@ -635,9 +640,9 @@ def _tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
             continue
         if kind != "function":
             raise ResponsesError(
-                f"Tools of type '{kind}' cannot be translated to chat completions, which this "
-                "model's backend serves: it calls function tools only (type 'function'). "
-                "Remove the tool from 'tools'.",
+                f"Tools of type '{echoed(kind)}' cannot be translated to chat completions, "
+                "which this model's backend serves: it calls function tools only (type "
+                "'function'). Remove the tool from 'tools'.",
                 param=f"tools[{i}]",
             )
         chat.append(_function_tool(tool, f"tools[{i}]"))
@@ -712,8 +717,8 @@ def _tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
             raise _wrong_type("tool_choice.name", "a non-empty string", name)
         return {"type": "function", "function": {"name": name}}
     raise ResponsesError(
-        f"A tool_choice of type '{choice['type']}' cannot be translated to chat completions, "
-        "which this model's backend serves: it chooses among function tools only.",
+        f"A tool_choice of type '{echoed(str(choice['type']))}' cannot be translated to chat "
+        "completions, which this model's backend serves: it chooses among function tools only.",
         param="tool_choice",
     )
 
@@ -740,7 +745,7 @@ def _allowed_tools(
             raise _wrong_type(f"tool_choice.tools[{i}].name", "a string", name)
         if not any(tool["function"]["name"] == name for tool in tools):
             raise _wrong_value(
-                f"tool_choice.tools[{i}].name", f"no tool in 'tools' is named '{name}'."
+                f"tool_choice.tools[{i}].name", f"no tool in 'tools' is named '{echoed(name)}'."
             )
         names.add(name)
     return [t for t in tools if t["function"]["name"] in names], mode

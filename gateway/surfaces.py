@@ -16,6 +16,7 @@ from gateway import media_urls, messages, responses, stored_state, wire_json
 from gateway.allowances import one_output_limit
 from gateway.errors import BadRequest, GatewayError
 from gateway.mapping import apply_mapping
+from gateway.scheduling_fields import refusal, refused_field
 from gateway.usage import Usage, from_chat
 
 if TYPE_CHECKING:
@@ -170,6 +171,9 @@ class Surface:
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise BadRequest("'model' is required and must be a string.", param="model")
+        refused = refused_field(body)
+        if refused is not None:
+            raise BadRequest(f"'{refused}' is {refusal(refused)}", param=refused)
         found = media_urls.in_chat(body, embedding=self.kind == "embedding")
         media_urls.refuse_inside(found, media)
         if self.kind == "chat":

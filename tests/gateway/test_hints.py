@@ -34,7 +34,7 @@ def test_a_value_nested_deeper_than_repr_can_go_is_refused_by_its_type() -> None
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
-        ("x" * 100_000, "'" + "x" * 40 + "'..."),
+        ("x" * 100_000, "'" + "x" * 40 + "...'"),
         ({"a": "x" * 100_000}, "an object"),
         (10**4000, "a number of 4001 digits"),
         (2**63, str(2**63)),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -23,8 +22,8 @@ from gateway.mapping import (
     explain_mapping,
     parse_priority_mode,
     resolve_mapping,
-    strip_client_priority,
 )
+from gateway.scheduling_fields import strip_scheduling
 
 VLLM_CUSTOM = PriorityMode("custom", "priority", 1, 0, -1)
 
@@ -326,45 +325,6 @@ def request_body() -> dict[str, Any]:
     }
 
 
-def test_strip_removes_top_level_priority_and_nvext_hints_only() -> None:
-    body = request_body()
-    strip_client_priority(body)
-    expected = request_body()
-    del expected["priority"]
-    del expected["nvext"]["agent_hints"]["priority"]
-    del expected["nvext"]["agent_hints"]["strict_priority"]
-    assert body == expected
-
-
-def test_strip_removes_containers_it_emptied() -> None:
-    body: dict[str, Any] = {"model": "m", "nvext": {"agent_hints": {"priority": -100}}}
-    strip_client_priority(body)
-    assert body == {"model": "m"}
-
-
-def test_strip_keeps_nvext_when_it_still_holds_other_keys() -> None:
-    body: dict[str, Any] = {"nvext": {"agent_hints": {"strict_priority": 1}, "greed_sampling": 1}}
-    strip_client_priority(body)
-    assert body == {"nvext": {"greed_sampling": 1}}
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        {"model": "m", "messages": []},
-        {"model": "m", "nvext": {}},
-        {"model": "m", "nvext": {"agent_hints": {}}},
-        {"model": "m", "nvext": "not an object"},
-        {"model": "m", "nvext": {"agent_hints": ["priority"]}},
-        {"model": "m", "nvext": {"priority": 5}},
-    ],
-)
-def test_strip_leaves_bodies_without_client_priority_alone(body: dict[str, Any]) -> None:
-    before = copy.deepcopy(body)
-    strip_client_priority(body)
-    assert body == before
-
-
 @pytest.mark.parametrize(
     ("mapping", "cls", "value"),
     [
@@ -386,7 +346,7 @@ def test_apply_sets_exactly_the_mapped_value_for_the_class(
     apply_mapping(body, mapping, cls)
     assert body["priority"] == value
     assert type(body["priority"]) is int
-    assert "nvext" in body and "priority" not in body["nvext"]["agent_hints"]
+    assert "nvext" not in body  # agent_hints and annotations: nothing of it may pass
 
 
 def test_apply_with_a_custom_field_still_removes_client_priority() -> None:
@@ -406,7 +366,7 @@ def test_apply_without_a_mapping_only_strips() -> None:
     body = request_body()
     apply_mapping(body, None, HIGH)
     expected = request_body()
-    strip_client_priority(expected)
+    strip_scheduling(expected)
     assert body == expected
 
 

@@ -3,12 +3,14 @@
 Requests are written byte for byte on a loopback socket (no client library in between to refuse
 or repair them): hostile bodies (deep nesting, NaN and Infinity, huge numbers, unpaired
 surrogate escapes, NUL, bodies that are no object, wrong types for model, stream, messages,
-nvext and priority, media parts whose URLs are inside, malformed or huge), hint headers with
-garbage, bytes that are not UTF-8, duplicate headers, unknown paths and wrong methods. The
-gateway serves a simulated engine with a real token. Every answer must come within the client's
-timeout, be no 5xx but a backend's 502/503/504, and carry every error in the OpenAI envelope as
-application/json; a 200 is JSON, or an event stream when one was asked for. Afterwards no slot is
-held and nobody waits.
+nvext, priority, service_tier and the other fields engines read as scheduling or placement,
+media parts whose URLs are inside, malformed or huge), hint headers with garbage, bytes that are
+not UTF-8, duplicate headers, unknown paths and wrong methods. The gateway serves a simulated
+engine with a real token. Every answer must come within the client's timeout, be no 5xx but a
+backend's 502/503/504, and carry every error in the OpenAI envelope as application/json; a 200
+is JSON, or an event stream when one was asked for. Afterwards no slot is held, nobody waits,
+and no body the engine received holds a field that says something about scheduling
+(gateway/scheduling_fields.py).
 
 A failure shows the smallest request hypothesis found and the gateway's logged traceback.
 Short form by default; AIPLANE_FUZZ=long generates far more.
@@ -16,6 +18,7 @@ Short form by default; AIPLANE_FUZZ=long generates far more.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -32,6 +35,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from aiplane.catalog import settings_update
+from gateway.scheduling_fields import NVEXT_KEPT, REFUSED, REMOVED
 from tests.factories import make_group, make_token_with_secret, make_user
 from tests.gateway.conftest import add_backend
 from tests.gateway.drive import wait_until
@@ -134,19 +138,44 @@ messages = st.one_of(
 hint_number = st.one_of(
     st.integers(-200, 200), st.integers(), st.integers(min_value=10**20), json_value
 )
+# Dynamo's nvext as its NvExt struct reads it: hints, pinned workers and the keys that may pass.
+agent_hints = st.fixed_dictionaries(
+    {},
+    optional={
+        "priority": hint_number,
+        "strict_priority": hint_number,
+        "latency_sensitivity": st.one_of(st.floats(), json_value),
+        "osl": json_value,
+        "speculative_prefill": json_value,
+    },
+)
 nvext = st.one_of(
     json_value,
     st.fixed_dictionaries(
-        {
-            "agent_hints": st.one_of(
-                json_value,
-                st.fixed_dictionaries(
-                    {}, optional={"priority": hint_number, "strict_priority": hint_number}
-                ),
-            )
-        }
+        {"agent_hints": st.one_of(json_value, agent_hints)},
+        optional={
+            "backend_instance_id": json_value,
+            "decode_worker_id": json_value,
+            "prefill_worker_id": json_value,
+            "dp_rank": json_value,
+            "request_timestamp_ms": json_value,
+            "session_control": json_value,
+            "annotations": json_value,
+            "extra_fields": json_value,
+            "greed_sampling": json_value,
+            "max_thinking_tokens": json_value,
+        },
     ),
 )
+service_tier = st.one_of(
+    st.sampled_from(["priority", "auto", "default", "flex", "scale", "standard_only"]), json_value
+)
+# Other fields engines and routers read as priority, placement or engine state
+# (gateway/scheduling_fields.py); the last ones are refused with a 400.
+SCHEDULING_FIELDS = ("speed", "extra_args", "routed_dp_rank", "data_parallel_rank", "id_slot",
+                     "request_id", "rid", "keep_alive", "kv_transfer_params", "session_id",
+                     "inference_geo")  # fmt: skip
+scheduling = st.dictionaries(st.sampled_from(SCHEDULING_FIELDS), json_value, max_size=3)
 chat_body = st.fixed_dictionaries(
     {"model": model},
     optional={
@@ -157,6 +186,7 @@ chat_body = st.fixed_dictionaries(
         "stream_options": json_value,
         "nvext": nvext,
         "priority": hint_number,
+        "service_tier": service_tier,
         "max_tokens": st.one_of(st.integers(-5, 5), json_value),
         # Every output limit an engine honours, and the choices that multiply it.
         "max_completion_tokens": st.one_of(st.integers(-5, 5), json_value),
@@ -165,6 +195,7 @@ chat_body = st.fixed_dictionaries(
         "n": st.one_of(st.integers(-1, 3), json_value),
     },
 )
+chat_body = st.builds(lambda body, extra: {**extra, **body}, chat_body, scheduling)
 DEEP = "[" * 100_000
 HOSTILE_BODIES = (
     b"",
@@ -285,14 +316,19 @@ class Request:
 
 # Valid requests for each path, each to be spoiled in one place only, so that most requests get
 # past the token, the JSON and the model to the hints, the queue and the engine.
+HI = [{"role": "user", "content": "hi"}]
 VALID_BODIES: dict[str, dict[str, Any]] = {
-    "/v1/chat/completions": {"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]},
+    "/v1/chat/completions": {"model": "sim-small", "messages": HI},
     "/v1/completions": {"model": "sim-small", "prompt": "hi"},
     "/v1/embeddings": {"model": "sim-small", "input": "hi"},
+    "/v1/messages": {"model": "sim-small", "max_tokens": 8, "messages": HI},
+    "/v1/messages/count_tokens": {"model": "sim-small", "messages": HI},
+    "/v1/responses": {"model": "sim-small", "input": "hi", "store": False},
 }
+UNSTREAMED = ("/v1/embeddings", "/v1/messages/count_tokens")  # JSON whatever `stream` says
 FIELDS = ("model", "messages", "prompt", "input", "stream", "stream_options", "nvext", "priority",
           "max_tokens", "max_completion_tokens", "max_output_tokens", "n_predict", "n", "best_of",
-          "user")  # fmt: skip
+          "user", "service_tier", *SCHEDULING_FIELDS)  # fmt: skip
 # Raw JSON text put in place of one field: what json.dumps would never write.
 RAW_FIELDS = (
     "NaN", "Infinity", "-Infinity", "1e999", "-1e999", "9" * 4000, "[" * 3000 + "]" * 3000,
@@ -307,7 +343,7 @@ PLACEHOLDER = "\u0001spoilt\u0001"
 @st.composite
 def spoilt(draw: Any, key: str) -> Request:
     """A valid request spoilt once: a field, a header, a duplicate, a stream, or the body."""
-    path = draw(st.sampled_from(KNOWN_PATHS))
+    path = draw(st.sampled_from([*KNOWN_PATHS, *ANTHROPIC_PATHS, "/v1/responses"]))
     auth = (b"authorization", f"Bearer {key}".encode())
     if path == "/v1/models":
         extra = draw(st.lists(st.tuples(st.sampled_from(HINT_HEADERS), header_text), max_size=2))
@@ -317,7 +353,9 @@ def spoilt(draw: Any, key: str) -> Request:
     raw_field: tuple[str, str] | None = None
     how = draw(st.sampled_from(["field", "field", "raw", "hint", "twice", "stream", "body"]))
     if how == "field":
-        body[draw(st.sampled_from(FIELDS))] = draw(json_value | model | hint_number | nvext)
+        body[draw(st.sampled_from(FIELDS))] = draw(
+            json_value | model | hint_number | nvext | service_tier
+        )
     elif how == "raw":
         own = next(iter(set(body) - {"model"}))  # messages, prompt or input
         raw_field = (draw(st.sampled_from([own, own, *FIELDS])), draw(st.sampled_from(RAW_FIELDS)))
@@ -455,12 +493,12 @@ def check(request: Request, answer: Answer) -> None:
             raise NotInEnvelope(f"{status}: {why!r:.300}") from None
     elif status == 200:
         try:
-            if request.wants_stream() and request.path != "/v1/embeddings":
+            if request.wants_stream() and request.path not in UNSTREAMED:
                 assert content_type.startswith("text/event-stream"), content_type
                 # Each surface ends its stream its own way.
-                last = {"/v1/messages": b"message_stop", "/v1/responses": b"response."}
-                end = last.get(request.path, b"data: [DONE]")
-                assert end in answer.body[-400:], answer.body[-200:]
+                ends = {"/v1/messages": b"event: message_stop", "/v1/responses": b"event: response"}
+                last = answer.body.replace(b"\r\n", b"\n").rstrip().rsplit(b"\n\n", 1)[-1]
+                assert last.startswith(ends.get(request.path, b"data: [DONE]")), last[:200]
             else:
                 assert content_type.startswith("application/json"), content_type
                 json.loads(answer.body)
@@ -494,14 +532,47 @@ def gateway_log() -> Iterator[GatewayLog]:
 
 
 @pytest.fixture
-def key(gateway: Any, make_sim: Any) -> str:
-    engine = make_sim(tokens=2, token_delay=0, slots=64)
+def engine(gateway: Any, make_sim: Any) -> Any:
+    # Serves every surface itself, so bodies reach it as the gateway passes them on; it keeps
+    # every request's body for `forwarded_scheduling`.
+    return make_sim(
+        tokens=2, token_delay=0, slots=64, messages=True, responses=True, record_limit=4 * EXAMPLES
+    )
+
+
+@pytest.fixture
+def key(gateway: Any, engine: Any) -> str:
     research = make_group("research", priority="medium")
     add_backend("sim1", engine.url)
     add_backend("emb1", engine.url, pool="embed", kind="embedding")
     settings_update(values={"gateway.priority_enabled": True, "gateway.upstream_wait_secs": 5})
     alice = make_user("alice", groups=[research])
     return make_token_with_secret(alice, name="fuzz")[1]
+
+
+def forwarded_scheduling(engine: Any) -> list[tuple[str, list[str]]]:
+    """Each request body the engine received that says something about scheduling: the fields
+    the gateway removes or refuses, nvext keys past its allowlist.
+
+    Read on the engine's own loop, not over /sim/requests: a body nested too deep for JSON
+    reaches the engine too, and could not come back as JSON."""
+
+    async def records() -> list[dict[str, Any]]:
+        return engine.engine.records()
+
+    found = []
+    for record in asyncio.run_coroutine_threadsafe(records(), engine.engine.loop).result(10):
+        body = record["body"]
+        if not isinstance(body, dict):
+            continue
+        named = sorted(set(body) & {*REMOVED, *REFUSED})
+        nvext = body.get("nvext")
+        if nvext is not None:
+            named += [f"nvext.{k}" for k in (nvext if isinstance(nvext, dict) else {"": 0})
+                      if k not in NVEXT_KEPT]  # fmt: skip
+        if named:
+            found.append((record["path"], named))
+    return found
 
 
 def token_header(key: str) -> tuple[bytes, bytes]:
@@ -545,7 +616,11 @@ def test_a_request_an_earlier_fuzz_run_broke_gets_a_proper_answer(
 
 @pytest.mark.timeout(900)  # the long form shrinks a failure to its smallest request
 def test_no_request_on_v1_gets_a_500_a_malformed_answer_or_a_hang(
-    gateway: Any, key: str, gateway_log: GatewayLog, capsys: pytest.CaptureFixture[str]
+    gateway: Any,
+    engine: Any,
+    key: str,
+    gateway_log: GatewayLog,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     counts: Counter[int] = Counter()
     started = time.monotonic()
@@ -582,3 +657,5 @@ def test_no_request_on_v1_gets_a_500_a_malformed_answer_or_a_hang(
     rt = gateway.runtime
     wait_until(lambda: all(s.inflight == 0 for s in rt.slots.values()), "every slot is free")
     assert rt.queue.waiting == 0
+    # Nothing a client said about scheduling reached the engine, whatever else the body held.
+    assert forwarded_scheduling(engine) == []
