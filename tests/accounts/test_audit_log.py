@@ -136,6 +136,7 @@ BACKEND_FIELDS = (
     "aliases",
     "priority",
     "surfaces",
+    "store_responses",
 )
 
 FIVE_A_MINUTE = {"measure": "requests", "window": "minute", "limit": 5, "model": None}
