@@ -30,6 +30,7 @@ it, before the request waits). What the engines' and routers' own sources read:
 |   room                                        |                                |               |
 | session_id, session_params                    | SGLang sessions, vLLM          | refused       |
 | inference_geo                                 | Anthropic (data residency)     | refused       |
+| custom_logit_processor                        | SGLang (runs it as code)       | refused       |
 
 Read in: ai-dynamo/dynamo lib/llm/src/protocols/openai/nvext.rs (03f06d19) and
 docs/pages/components/frontend/{nvext,extra-args}.md; vllm-project/vllm
@@ -78,6 +79,9 @@ _DISAGGREGATION = (
 )
 _ENGINE_STATE = "it continues state kept at the engine, which every caller of the gateway shares"
 _RESIDENCY = "where a request runs is set by its backend's configuration, not by the caller"
+# SGLang's custom_logit_processor is a serialized Python callable (dill) that an engine started
+# with --enable-custom-logit-processor runs: code on the GPU server, for any caller.
+_CODE = "it is code for the engine to run"
 
 # Refused with a 400 naming them: removing them would change what is answered (a prefill-only
 # handshake answered in full, a session's context silently lost, a residency requirement silently
@@ -91,6 +95,7 @@ REFUSED: Final = {
     "session_id": _ENGINE_STATE,
     "session_params": _ENGINE_STATE,
     "inference_geo": _RESIDENCY,
+    "custom_logit_processor": _CODE,
 }
 
 

@@ -198,6 +198,7 @@ REFUSED = {
     "bootstrap_host": "10.0.0.9",
     "session_params": {"id": "someone-elses-session"},
     "inference_geo": "us",
+    "custom_logit_processor": '{"callable": "gASV..."}',
 }
 
 
