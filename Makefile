@@ -41,8 +41,8 @@ test: $(STAMP)
 
 # The PostgreSQL pass runs only the tests that touch the database (tests/conftest.py), and of those
 # not the ones marked database_neutral, which use it only to set up and which the SQLite pass runs:
-# tests/gateway/test_connection_bounds.py, test_v1_engine_faults.py, test_v1_waiting.py and
-# test_v1_priority.py.
+# tests/gateway/dataplane/test_connection_bounds.py, test_v1_engine_faults.py,
+# test_v1_waiting.py and test_v1_priority.py.
 test-postgres: $(STAMP)
 	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" tests/accounts tests/gateway
 
@@ -52,7 +52,7 @@ lint: $(STAMP)
 
 # The long forms of the property-based fuzzers of /api/v0 and /v1 (`make test` runs the short ones).
 fuzz: $(STAMP)
-	AIPLANE_FUZZ=long $(PY) -m pytest -o timeout=3600 tests/accounts/test_fuzz_api.py tests/gateway/test_v1_fuzz.py
+	AIPLANE_FUZZ=long $(PY) -m pytest -o timeout=3600 tests/accounts/test_fuzz_api.py tests/gateway/dataplane/test_v1_fuzz.py
 
 # The long chaos run (bench/chaos.py: a few minutes, thousands of seeded faulty requests against
 # the real app and three replicas; `make test` runs a short one), e.g.
@@ -61,7 +61,7 @@ fuzz: $(STAMP)
 CHAOS_ARGS ?=
 chaos: $(STAMP)
 	$(PY) bench/chaos.py $(CHAOS_ARGS)
-	HYPOTHESIS_PROFILE=chaos $(PY) -m pytest -o timeout=3600 tests/gateway/test_admission_machine.py
+	HYPOTHESIS_PROFILE=chaos $(PY) -m pytest -o timeout=3600 tests/gateway/admission/test_queue_machine.py
 	$(MAKE) fuzz
 
 bench: $(STAMP)

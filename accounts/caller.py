@@ -41,8 +41,9 @@ class CallerContext:
     username: str
     token_id: int | None
     token_name: str | None
-    # The caller's groups by id, never by name: a route's key holds them (gateway/registry.py),
-    # so a request waiting while its group is renamed still finds its route.
+    # The caller's groups by id, never by name: a route's key holds them
+    # (gateway/runtime/registry.py), so a request waiting while its group is renamed still finds
+    # its route.
     groups: frozenset[int]
     is_admin: bool
     model_allowlist: frozenset[str] | None  # None: every model the groups allow

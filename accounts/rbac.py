@@ -54,9 +54,7 @@ def resolve_many(users: Iterable[User]) -> dict[int, Resolved]:
             "id", "name", "is_admin", "priority", "allowance"
         )
     )
-    memberships: dict[int, list[tuple[int, str, bool, int | None, Any]]] = {
-        u.pk: [] for u in users
-    }
+    memberships: dict[int, list[tuple[int, str, bool, int | None, Any]]] = {u.pk: [] for u in users}
     rows = GatewayGroup.members.through.objects.filter(
         user_id__in=list(memberships), gatewaygroup__is_default=False
     ).values_list(

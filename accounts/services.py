@@ -23,6 +23,7 @@ from accounts.rbac import resolve
 from accounts.tokens import new_secret
 from aiplane import audit
 from aiplane.catalog import SettingError, settings_update
+from gateway.admin import services
 
 # Who made a change: the signed-in person, a command's name ("manage.py serve"), or None.
 Actor = User | str | None
@@ -173,9 +174,7 @@ _ALLOWANCE_FIELDS = ["allowance", "allowance_set_by", "allowance_set_by_admin"]
 
 
 @transaction.atomic
-def token_allowance_set(
-    *, token: ApiToken, actor: User, allowance: Allowance | None
-) -> ApiToken:
+def token_allowance_set(*, token: ApiToken, actor: User, allowance: Allowance | None) -> ApiToken:
     """The owner's own change: each limit at most their own, checked on every save; it then
     applies together with their inherited allowance, so it can only ever lower it."""
     _check_allowance_ceiling(owner=actor, allowance=allowance)
@@ -310,7 +309,6 @@ def group_put(
 @transaction.atomic
 def group_rename(*, group: GatewayGroup, name: str, actor: Actor = None) -> GatewayGroup:
     """Give a group a new name; pools that allow it by name follow in the same transaction."""
-    from gateway import topology
 
     if name == group.name:
         return group
@@ -319,20 +317,19 @@ def group_rename(*, group: GatewayGroup, name: str, actor: Actor = None) -> Gate
     old = group.name
     group.name = name
     group.save(update_fields=["name", "updated_at"])
-    topology.group_renamed(old=old, new=name)
+    services.group_renamed(old=old, new=name)
     audit.record(actor, "group.rename", name, {"name": old}, {"name": name})
     return group
 
 
 @transaction.atomic
 def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
-    from gateway import topology
 
     had_admin = _administrator_exists()
     before = group_snapshot(group)
     group.delete()
     audit.record(actor, "group.delete", before["name"], before, None)
-    topology.group_deleted(name=before["name"], actor=actor)
+    services.group_deleted(name=before["name"], actor=actor)
     _record_memberships(actor, before["name"], before["members"], [])
     _refuse_losing_the_last_administrator(had_one=had_admin)
 

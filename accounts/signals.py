@@ -57,12 +57,12 @@ def _session_model() -> Any:
 
 def _group_ids_changed(**kwargs: Any) -> None:
     """A group created, deleted or renamed: the gateway's snapshot maps the group names pools
-    allow to ids (gateway/topology.py load_topology), so it must be built again; a pool may
+    allow to ids (gateway/admin/services.py load_topology), so it must be built again; a pool may
     name a group before the group exists."""
     update_fields = kwargs.get("update_fields")
     if kwargs.get("created") is False and update_fields is not None and "name" not in update_fields:
         return
-    from gateway.topology import apply_topology
+    from gateway.admin.services import apply_topology
 
     apply_topology()
 

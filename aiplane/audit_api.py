@@ -14,7 +14,7 @@ from accounts.api_auth import IsGatewayAdmin
 from accounts.serializers import ErrorOut
 from aiplane.audit import ACTIONS, KINDS, changes
 from aiplane.models import AuditEntry
-from gateway.serializers import (
+from gateway.admin.serializers.filters import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
     FilterField,

@@ -51,16 +51,12 @@ CATALOG: tuple[SettingSpec, ...] = (
     SettingSpec("gateway.max_waiters", "int", 0, "access.gateway", minimum=0, maximum=1_000_000),
     SettingSpec("gateway.fair_share", "bool", False, "access.gateway"),
     # The upstream client's bounds: a dead or stuck engine never holds a request or its slot.
-    SettingSpec(
-        "gateway.connect_timeout_secs", "int", 5, "access.gateway", minimum=1, maximum=300
-    ),
+    SettingSpec("gateway.connect_timeout_secs", "int", 5, "access.gateway", minimum=1, maximum=300),
     SettingSpec(
         "gateway.first_byte_timeout_secs", "int", 600, "access.gateway", minimum=1, maximum=86400
     ),
-    SettingSpec(
-        "gateway.idle_timeout_secs", "int", 60, "access.gateway", minimum=1, maximum=86400
-    ),
-    # Which image, audio and video URLs engines are given to fetch (gateway/media_urls.py).
+    SettingSpec("gateway.idle_timeout_secs", "int", 60, "access.gateway", minimum=1, maximum=86400),
+    # Which image, audio and video URLs engines are given to fetch (gateway/dialects/media_urls.py).
     SettingSpec(
         "gateway.media_urls", "choice", "public", "access.gateway", choices=("public", "any")
     ),

@@ -3,8 +3,8 @@
 Tokens, users, groups and memberships (the caller cache), operator settings, the topology and
 browser sessions ended (the live queue's websockets check their right again) are announced
 after commit on the channel ``<prefix>changes``; every gateway process listening there applies
-them at once (gateway/shared_link.py). Without AIPLANE_REDIS_URL nothing is published and
-the periodic reload (gateway/runtime.py) stays the only way changes made elsewhere arrive.
+them at once (gateway/admission/shared/link.py). Without AIPLANE_REDIS_URL nothing is published and
+the periodic reload (gateway/runtime/runtime.py) stays the only way changes made elsewhere arrive.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def process_name() -> str:
     if _name[1] != os.getpid():
         _name = (f"{os.getpid()}-{uuid.uuid4().hex[:8]}", os.getpid())
     return _name[0]
+
 
 _lock = threading.Lock()
 _client: Any = None
@@ -63,7 +64,7 @@ def publish(kind: str) -> None:
     try:
         with _lock:
             if _client is None or _client_url != url:
-                from gateway.redis_clients import connect
+                from gateway.core.redis_clients import connect
 
                 _client = connect(url)
                 _client_url = url

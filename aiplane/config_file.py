@@ -24,6 +24,8 @@ import yaml
 from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
+from gateway.admin import services as admin_services
+
 FORMAT_VERSION: Final = 1
 SECTIONS: Final = ("settings", "groups", "backends", "pools")
 # A masked key keeps the key stored for that backend; it is never a key itself.
@@ -73,7 +75,7 @@ def _group_entry(group: Any) -> dict[str, Any]:
 
 def _backend_entry(backend: Any) -> dict[str, Any]:
     """Every field but the key (see `_key_fingerprint`)."""
-    from gateway.topology import priority_mode_of, surfaces_of
+    from gateway.admin.selectors import priority_mode_of, surfaces_of
 
     return {
         "name": backend.name,
@@ -92,7 +94,7 @@ def _backend_entry(backend: Any) -> dict[str, Any]:
 
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
-    from gateway.crypto import decrypt
+    from gateway.admin.crypto import decrypt
 
     if not backend.api_key_encrypted:
         return None
@@ -448,7 +450,7 @@ class _Import:
     def refuse_error(self, path: Path, err: Exception) -> None:
         from accounts.api_errors import ApiError
         from aiplane.catalog import SettingError
-        from gateway.topology import TopologyError
+        from gateway.admin.services import TopologyError
 
         if isinstance(err, ValidationError):
             for where, message in _flatten(err.detail, path):
@@ -529,7 +531,7 @@ class _Import:
         """Run one service call in a savepoint, undone when the object's entry did not change."""
         from accounts.api_errors import ApiError
         from aiplane.catalog import SettingError
-        from gateway.topology import TopologyError
+        from gateway.admin.services import TopologyError
 
         try:
             with transaction.atomic():
@@ -601,7 +603,7 @@ class _Import:
         from accounts.allowances import as_json
         from accounts.models import GatewayGroup
         from accounts.serializers import GroupIn
-        from gateway.topology import validated
+        from gateway.admin.services import validated
 
         defaults = _defaults("groups")
         for i, entry in self.entries.get("groups", []):
@@ -653,9 +655,9 @@ class _Import:
         return True, value  # a literal key; the serializer checks it like any other
 
     def apply_backends(self) -> None:
-        from gateway import topology
+
+        from gateway.admin.serializers.topology import BackendIn
         from gateway.models import Backend
-        from gateway.serializers import BackendIn
 
         defaults = _defaults("backends")
         for i, entry in self.entries.get("backends", []):
@@ -666,7 +668,9 @@ class _Import:
             data = {**defaults, **entry, "api_key": key}
 
             def put(data: dict[str, Any] = data) -> None:
-                topology.backend_put(fields=topology.validated(BackendIn, data), actor=IMPORT_ACTOR)
+                admin_services.backend_put(
+                    fields=admin_services.validated(BackendIn, data), actor=IMPORT_ACTOR
+                )
 
             self.write(("backends", i), "backends", name, put)
         if self.prune and "backends" in self.entries:
@@ -676,15 +680,14 @@ class _Import:
                     ("backends",),
                     "backends",
                     backend.name,
-                    partial(topology.backend_delete, name=backend.name, actor=IMPORT_ACTOR),
+                    partial(admin_services.backend_delete, name=backend.name, actor=IMPORT_ACTOR),
                     doing=f"deleting backend {backend.name} (not in the file)",
                 )
 
     def apply_pools(self) -> None:
         from accounts.models import GatewayGroup
-        from gateway import topology
+        from gateway.admin.serializers.topology import PoolIn
         from gateway.models import Pool
-        from gateway.serializers import PoolIn
 
         defaults = _defaults("pools")
         known = set(GatewayGroup.objects.values_list("name", flat=True))
@@ -698,8 +701,9 @@ class _Import:
                 data["everyone"] = not data.get("allowed_groups")
 
             def put(data: dict[str, Any] = data) -> None:
-                topology.pool_put(
-                    fields=topology.validated(PoolIn, data, known_groups=known), actor=IMPORT_ACTOR
+                admin_services.pool_put(
+                    fields=admin_services.validated(PoolIn, data, known_groups=known),
+                    actor=IMPORT_ACTOR,
                 )
 
             if self.write(("pools", i), "pools", entry["name"], put):
@@ -711,15 +715,16 @@ class _Import:
                     ("pools",),
                     "pools",
                     pool.name,
-                    partial(topology.pool_delete, name=pool.name, actor=IMPORT_ACTOR),
+                    partial(admin_services.pool_delete, name=pool.name, actor=IMPORT_ACTOR),
                     doing=f"deleting pool {pool.name} (not in the file)",
                 )
         for i, entry in written:
             data = {"name": entry["name"], "fallback": entry.get("fallback")}
 
             def link(data: dict[str, Any] = data) -> None:
-                topology.pool_put(
-                    fields=topology.validated(PoolIn, data, known_groups=known), actor=IMPORT_ACTOR
+                admin_services.pool_put(
+                    fields=admin_services.validated(PoolIn, data, known_groups=known),
+                    actor=IMPORT_ACTOR,
                 )
 
             self.write(("pools", i), "pools", entry["name"], link)

@@ -1,6 +1,6 @@
 """Path converters of /api/v0: a segment that cannot name an object never reaches the database.
 
-Registered on import; accounts/urls.py and gateway/urls.py import this module. A segment the
+Registered on import; accounts/urls.py and gateway/admin/urls.py import this module. A segment the
 converter refuses is a 404 in the envelope, like a name that names nothing, so a NUL byte or a
 ten-thousand-character name cannot make PostgreSQL refuse the lookup (a 500).
 """

@@ -2,7 +2,7 @@
 
 They are not JSON (RFC 8259) or not I-JSON (RFC 7493), and what reads them after us (an
 engine, the database, a renderer) chokes on them. Both client surfaces read bodies with these
-hooks, /v1 (gateway/wire_json.py) and /api/v0 (aiplane/parsers.py), each answering the
+hooks, /v1 (gateway/core/wire_json.py) and /api/v0 (aiplane/parsers.py), each answering the
 ValueError in its own envelope; no Django here, as the request path imports it.
 """
 

@@ -249,8 +249,8 @@ AIPLANE_REDIS_PREFIX = env_str("AIPLANE_REDIS_PREFIX", "aiplane:")
 AIPLANE_REDIS_LEASE_SECS = float(env_str("AIPLANE_REDIS_LEASE_SECS", "3"))
 
 # How long a client may take to send a request, and how many connections a process holds
-# (gateway/protocol.py; `manage.py serve` applies them, daphne only in part). A request's
-# headers are a few hundred bytes: 10 s is generous on any link. A body may pause for 30 s
+# (gateway/dataplane/server_protocol.py; `manage.py serve` applies them, daphne only in part). A
+# request's headers are a few hundred bytes: 10 s is generous on any link. A body may pause for 30 s
 # (a mobile link) and take 300 s in all (Node's total request timeout; 50 MB at 1.3 Mbit/s).
 AIPLANE_HEADER_TIMEOUT = env_float("AIPLANE_HEADER_TIMEOUT", 10.0)
 AIPLANE_BODY_IDLE_TIMEOUT = env_float("AIPLANE_BODY_IDLE_TIMEOUT", 30.0)

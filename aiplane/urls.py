@@ -8,7 +8,7 @@ from aiplane.metrics_view import metrics
 urlpatterns = [
     path("api/v0/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("api/v0/", include("accounts.urls")),
-    path("api/v0/", include("gateway.urls")),
+    path("api/v0/", include("gateway.admin.urls")),
     path("metrics", metrics, name="prometheus-django-metrics"),
     path("", include("aiplane.ui_urls")),
 ]

@@ -28,12 +28,15 @@ from accounts.caller import (
 )
 from aiplane import changes
 from aiplane.catalog import all_settings, on_settings_changed
-from gateway import activity
-from gateway.activity_writer import ProcessWriter
-from gateway.allowances import CounterStore, MemoryCounters
-from gateway.asgi import GatewayApp
-from gateway.runtime import Runtime
-from gateway.topology import load_topology, save_discovery
+from gateway.admin import activity_store
+from gateway.admin.selectors import load_topology
+from gateway.admin.services import save_discovery
+from gateway.allowances.counters import CounterStore, MemoryCounters
+from gateway.dataplane.app import GatewayApp
+from gateway.dataplane.server_protocol import Bounds
+from gateway.observability import collector, records
+from gateway.observability.activity_writer import ProcessWriter
+from gateway.runtime.runtime import Runtime
 
 log = logging.getLogger("aiplane")
 T = TypeVar("T")
@@ -114,7 +117,7 @@ async def caller_for_session(session_key: str, token_id: int | None = None) -> C
     return await caller_for_user(user_id)
 
 
-def _write_activity(rows: list[activity.Row]) -> list[activity.Rejected]:
+def _write_activity(rows: list[records.Row]) -> list[records.Rejected]:
     """The thread writer: stores the batch but the rows the database refuses, and returns
     those; a database fault raises, and the recorder keeps the batch (see `activity.store`)."""
     from gateway.models import ActivityRecord
@@ -137,7 +140,7 @@ async def _prune_activity_loop(db: DatabaseThread) -> None:
     from aiplane.catalog import setting
 
     def prune() -> int:
-        return activity.prune(setting("activity.retention_days")) + audit.prune(
+        return activity_store.prune(setting("activity.retention_days")) + audit.prune(
             setting("audit.retention_days")
         )
 
@@ -157,7 +160,7 @@ def observability_enabled() -> bool:
     return os.environ.get("AIPLANE_OBSERVABILITY", "on").lower() not in {"off", "0", "false"}
 
 
-def activity_writer(db: DatabaseThread) -> activity.Writer | None:
+def activity_writer(db: DatabaseThread) -> records.Writer | None:
     """Where activity records go: a child process unless told otherwise or impossible.
 
     AIPLANE_ACTIVITY_WRITER=process (the default) stores them from `gateway.activity_writer`'s
@@ -166,7 +169,7 @@ def activity_writer(db: DatabaseThread) -> activity.Writer | None:
     """
     import os
 
-    from gateway.activity_writer import in_process_only
+    from gateway.observability.activity_writer import in_process_only
 
     if not observability_enabled():
         return None
@@ -178,10 +181,10 @@ def activity_writer(db: DatabaseThread) -> activity.Writer | None:
     return ProcessWriter()
 
 
-def build_runtime() -> tuple[Runtime, activity.Recorder]:
+def build_runtime() -> tuple[Runtime, records.Recorder]:
     db = DatabaseThread()
     writer = activity_writer(db)
-    recorder = activity.Recorder(writer)
+    recorder = records.Recorder(writer)
 
     async def stop() -> None:
         # The recorder's last flush has run by now (jobs stop first): let the child finish.
@@ -201,8 +204,8 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         make_queue=partial(_shared_queue, url) if url else None,
     )
     if url:
-        from gateway.shared_admission import SharedAdmissionQueue
-        from gateway.shared_link import SharedLink
+        from gateway.admission.shared.link import SharedLink
+        from gateway.admission.shared.queue import SharedAdmissionQueue
 
         queue = runtime.queue if isinstance(runtime.queue, SharedAdmissionQueue) else None
         link = SharedLink(
@@ -212,8 +215,8 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
         runtime.link = link  # type: ignore[attr-defined]
     runtime.allowances = allowance_counters()
     if url:
-        from gateway.redis_clients import connect_async
-        from gateway.shared_owners import SharedOwners
+        from gateway.core.redis_clients import connect_async
+        from gateway.runtime.state_owners import SharedOwners
 
         runtime.owners = SharedOwners(connect_async(url, connections=16), prefix=changes.prefix())
     _listen_for_settings()
@@ -222,8 +225,8 @@ def build_runtime() -> tuple[Runtime, activity.Recorder]:
 
 def _shared_queue(url: str, observer: Any) -> Any:
     """AIPLANE_REDIS_URL: this process's queue shares its line and limits with the others."""
-    from gateway.redis_clients import connect
-    from gateway.shared_admission import SharedAdmissionQueue
+    from gateway.admission.shared.queue import SharedAdmissionQueue
+    from gateway.core.redis_clients import connect
 
     queue = SharedAdmissionQueue(
         connect(url),
@@ -254,7 +257,7 @@ def allowance_counters() -> CounterStore:
     url = settings.AIPLANE_REDIS_URL
     if not url:
         return MemoryCounters()
-    from gateway.shared_allowances import SharedCounters, connect
+    from gateway.allowances.shared import SharedCounters, connect
 
     return SharedCounters(connect(url), prefix=settings.AIPLANE_REDIS_PREFIX)
 
@@ -270,7 +273,7 @@ def _listen_for_settings() -> None:
     _listening = True
 
     def apply(values: dict[str, Any]) -> None:
-        from gateway.runtime import current_runtime
+        from gateway.runtime.runtime import current_runtime
 
         rt = current_runtime()
         if rt is not None:
@@ -285,10 +288,9 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
     from django.urls import path
 
     from aiplane.origins import SameOriginWebsockets
-    from gateway import metrics
-    from gateway.consumers import QueueConsumer
+    from gateway.admin.consumers import QueueConsumer
 
-    metrics.register()
+    collector.register()
     runtime, recorder = build_runtime()
     gateway = GatewayApp(
         runtime,
@@ -343,3 +345,16 @@ async def _lifespan(runtime: Runtime, receive: Any, send: Any) -> None:
                 await runtime.stop()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def configured_bounds() -> Bounds:
+    """The bounds of aiplane/settings.py (AIPLANE_HEADER_TIMEOUT and friends)."""
+    from django.conf import settings
+
+    return Bounds(
+        header=settings.AIPLANE_HEADER_TIMEOUT,
+        body=settings.AIPLANE_BODY_TIMEOUT,
+        body_idle=settings.AIPLANE_BODY_IDLE_TIMEOUT,
+        keepalive=settings.AIPLANE_KEEPALIVE_TIMEOUT,
+        max_connections=settings.AIPLANE_MAX_CONNECTIONS,
+    )

@@ -53,7 +53,7 @@ from bench.chaos_plan import CLASSES, HALF_BODY, LEFT, USERS, Call, make_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-STALLED_CLIENT_SECS = 120.0  # gateway/relay.py's bound for a client that stopped reading
+STALLED_CLIENT_SECS = 120.0  # gateway/dataplane/relay.py's bound for a client that stopped reading
 ADMIN, ADMIN_PASSWORD = "chaos-admin", "chaos-admin-password-1"
 PROBE = "chaos-probe"  # the token of the checks before and after the run
 # The replicas: one of each engine the sim imitates, so every engine's error shapes occur.
@@ -254,7 +254,7 @@ from accounts.models import ApiToken, GatewayGroup
 from accounts.priority import Priority
 from accounts.tokens import new_secret
 from aiplane.catalog import settings_update
-from gateway import topology
+from gateway.admin import services as topology
 
 spec = json.load(sys.stdin)
 call_command("migrate", interactive=False, verbosity=0)
@@ -804,7 +804,7 @@ _BY_CODE = {
 }
 
 
-# The gateway's own refusals of a caller's request (gateway/errors.py).
+# The gateway's own refusals of a caller's request (gateway/core/errors.py).
 _REFUSALS = {
     "invalid_request", "invalid_priority_hint", "invalid_api_key", "model_not_allowed",
     "model_not_found", "not_found", "method_not_allowed", "request_too_large",

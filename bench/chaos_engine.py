@@ -21,9 +21,11 @@ from typing import Any
 
 import uvicorn
 
-from gateway import faults, serving, sim
-from gateway.faults import FaultProxy
-from gateway.serving import bound_socket
+from gateway.core import serving
+from gateway.core.serving import bound_socket
+from gateway.sim import config, faults
+from gateway.sim import engine as sim_engine
+from gateway.sim.faults import FaultProxy
 
 _NAME = re.compile(r"chaos-\d+-\d+")
 
@@ -32,7 +34,7 @@ class Peaks:
     """Which requests were open each time the engine's most-open count rose: the evidence for
     a run whose engine saw more requests than its max_inflight (GET /chaos/peaks)."""
 
-    def __init__(self, engine: sim.SimEngine) -> None:
+    def __init__(self, engine: sim_engine.SimEngine) -> None:
         self.open: dict[int, tuple[float, str]] = {}
         self.peaks: deque[dict[str, Any]] = deque(maxlen=500)
         count, leave = engine._count_open, engine._leave
@@ -55,7 +57,7 @@ class Peaks:
         engine._count_open = counted  # type: ignore[method-assign]
         engine._leave = left  # type: ignore[method-assign]
 
-    def app(self, engine: sim.SimEngine) -> Any:
+    def app(self, engine: sim_engine.SimEngine) -> Any:
         async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] == "http" and scope["path"] == "/chaos/peaks":
                 body = json.dumps(list(self.peaks)).encode()
@@ -69,8 +71,8 @@ class Peaks:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    engine = sim.SimEngine(
-        sim.SimConfig(
+    engine = sim_engine.SimEngine(
+        config.SimConfig(
             models=["sim-small"],
             slots=args.slots,
             tokens=args.tokens,
@@ -107,7 +109,7 @@ async def serve(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server-info", choices=sim.SERVER_INFO_STYLES, default="none")
+    parser.add_argument("--server-info", choices=config.SERVER_INFO_STYLES, default="none")
     parser.add_argument("--slots", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=2000)
     parser.add_argument("--token-delay-ms", type=float, default=5.0)

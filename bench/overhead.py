@@ -149,7 +149,10 @@ django.setup()
 from django.contrib.auth import get_user_model
 from accounts.services import token_create
 from aiplane.catalog import settings_update
-from gateway import topology
+try:
+    from gateway.admin import services as topology
+except ImportError:  # a --baseline revision from before the packages
+    from gateway import topology
 user = get_user_model().objects.create_user("bench", password="bench-password-1")
 topology.backend_save(data={{"name": "sim", "base_url": "http://127.0.0.1:{sim_port}/v1",
     "max_inflight": 4096, "models": ["sim-small"], "health_path": "/health"}})

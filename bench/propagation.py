@@ -51,7 +51,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from accounts.models import ApiToken, GatewayGroup
 from accounts.tokens import new_secret
-from gateway import topology
+from gateway.admin import services as topology
 
 spec = json.load(sys.stdin)
 call_command("migrate", interactive=False, verbosity=0)

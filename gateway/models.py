@@ -29,7 +29,7 @@ class Backend(models.Model):
     # "responses": ...}; missing keys are "auto" (native where detection found them served).
     surfaces = models.JSONField(default=dict, blank=True)
     # Whether it may keep Responses state (store, previous_response_id, conversations) for
-    # callers when it serves /v1/responses itself (gateway/stored_state.py).
+    # callers when it serves /v1/responses itself (gateway/dialects/stored_state.py).
     store_responses = models.BooleanField(default=False)
     profile = models.JSONField(default=dict, blank=True)  # what detection found
     discovered_models = models.JSONField(default=list, blank=True)
@@ -104,6 +104,6 @@ class ActivityRecord(models.Model):
         (see `gateway.activity.store`)."""
         from django.db import connection
 
-        from gateway.activity import store
+        from gateway.observability.activity_rows import store
 
         return store(connection, cls._meta.db_table, rows)

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from accounts.caller import invalidate_callers, reset_token_usage
-from tests.factories import make_group, make_user
+from tests.support.factories import make_group, make_user
 
 # The fixtures through which a test reaches the database (directly or through a live gateway).
 _DATABASE_FIXTURES = frozenset({"db", "transactional_db", "live_server"})
@@ -107,7 +107,7 @@ def carol_client(carol: Any, login: Callable[..., Client]) -> Client:
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[Any]:
     """A private redis-server for the session (skips the test where none is installed)."""
-    from tests.redis_server import RedisServer, redis_or_skip
+    from tests.support.redis_server import RedisServer, redis_or_skip
 
     redis_or_skip()
     server = RedisServer().start()
@@ -118,7 +118,7 @@ def redis_server() -> Iterator[Any]:
 @pytest.fixture
 def private_redis() -> Iterator[Any]:
     """A Redis of this test alone, which it may stop, pause or start again (empty)."""
-    from tests.redis_server import RedisServer, redis_or_skip
+    from tests.support.redis_server import RedisServer, redis_or_skip
 
     redis_or_skip()
     server = RedisServer().start()

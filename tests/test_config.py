@@ -15,10 +15,10 @@ from accounts.models import GatewayGroup
 from aiplane.catalog import CATALOG, all_settings, settings_update
 from aiplane.config_file import MASK, ConfigRefused, export_text, import_text
 from aiplane.models import OperatorSetting
-from gateway import topology
-from gateway.crypto import decrypt
+from gateway.admin import services
+from gateway.admin.crypto import decrypt
 from gateway.models import Backend, Pool
-from tests.factories import make_group, make_user
+from tests.support.factories import make_group, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 def installed(carol: Any) -> None:
     """A small installation: carol administers; two backends (one keyed), two pools, a group."""
     make_group("research", priority="high", description="The lab.")
-    topology.backend_save(
+    services.backend_save(
         data={
             "name": "gpu1",
             "base_url": "http://127.0.0.1:9/v1",
@@ -39,12 +39,12 @@ def installed(carol: Any) -> None:
             },
         }
     )
-    topology.backend_save(data={"name": "gpu2", "base_url": "http://127.0.0.1:10/v1"})
-    topology.pool_save(
+    services.backend_save(data={"name": "gpu2", "base_url": "http://127.0.0.1:10/v1"})
+    services.pool_save(
         data={"name": "chat", "backends": ["gpu1", "gpu2"], "allowed_groups": ["research"]},
         known_groups={"research"},
     )
-    topology.pool_save(
+    services.pool_save(
         data={"name": "big", "backends": ["gpu1"], "fallback": "chat"}, known_groups=set()
     )
     settings_update(values={"gateway.priority_enabled": True, "gateway.max_waiters": 50})
@@ -548,7 +548,7 @@ def test_the_command_exports_to_a_file_and_names_the_variables_an_import_needs(i
 
 def test_two_backend_names_that_make_one_variable_get_two_variables(db):
     for name in ("gpu-1", "gpu.1"):
-        topology.backend_save(data={"name": name, "base_url": "http://h/v1", "api_key": name})
+        services.backend_save(data={"name": name, "base_url": "http://h/v1", "api_key": name})
     assert export_text(keys="env").variables == {"GPU_1_KEY": "gpu-1", "GPU_1_2_KEY": "gpu.1"}
     text = export_text(keys="env").text
     environ = {"GPU_1_KEY": "gpu-1", "GPU_1_2_KEY": "gpu.1"}

@@ -143,9 +143,10 @@ def dynamic_ids() -> set[str]:
     """Ids the page scripts build from values the server sends: every value they can meet needs
     its label (a new setting, scheduler, pool strategy or outcome without one shows raw)."""
     from aiplane.catalog import CATALOG
-    from gateway.mapping import CLASS_NAMES, MODES
-    from gateway.metrics import OUTCOMES
+    from gateway.core.classes import CLASS_NAMES
+    from gateway.engines.priority_forwarding import MODES
     from gateway.models import KINDS, STRATEGIES
+    from gateway.observability.queue_metrics import OUTCOMES
 
     wanted: set[str] = set()
     for spec in CATALOG:
@@ -174,7 +175,7 @@ def test_every_label_built_from_a_server_value_exists() -> None:
 def test_the_activity_page_offers_every_outcome_the_gateway_records() -> None:
     import re as regex
 
-    from gateway.outcomes import Outcome
+    from gateway.core.outcomes import Outcome
 
     script = (ROOT / "static" / "js" / "activity.js").read_text(encoding="utf-8")
     listed = set(
@@ -231,7 +232,7 @@ def _codes_in(path: Path) -> set[str]:
 def api_error_codes() -> dict[str, str]:
     found: dict[str, str] = {}
     for package in ("accounts", "gateway", "aiplane"):
-        for path in sorted((ROOT / package).glob("*.py")):
+        for path in sorted((ROOT / package).rglob("*.py")):
             for code in _codes_in(path):
                 found.setdefault(code, str(path.relative_to(ROOT)))
     return found

@@ -1,5 +1,5 @@
 // What a backend's priority mode means for the requests it receives, in the person's language.
-// The same decision as gateway/mapping.py (_auto, explain_mapping): a manual mapping always
+// The same decision as gateway/engines/priority_forwarding.py (_auto, explain_mapping): a manual mapping always
 // forwards; gateway-only never does; automatic only when detection proved SGLang schedules by
 // priority and reported the direction.
 import { t } from "./i18n.js";

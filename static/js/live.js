@@ -1,7 +1,7 @@
 // The live queue picture for administrators: the /ws/queue websocket, and GET /api/v0/admin/queue
 // every 2 s while the websocket is unavailable (it is retried now and then). A session that loses
 // the right to watch ends it for good: the server closes the socket with 4403 (no longer an
-// administrator) or 4401 (signed out; gateway/consumers.py), the API then answers 403 or 401.
+// administrator) or 4401 (signed out; gateway/admin/consumers.py), the API then answers 403 or 401.
 import { api } from "./api.js";
 
 const POLL_MS = 2000;

@@ -124,7 +124,7 @@ function draw(body) {
     }
   });
   timeChart($("chart-queue-wait"), { ...common, label: t("usage-chart-queue-wait"), series: waits, format: formatMs });
-  // The reasons are the server's (gateway/outcomes.py REFUSALS): a new one is drawn unasked.
+  // The reasons are the server's (gateway/core/outcomes.py REFUSALS): a new one is drawn unasked.
   const refusals = Object.keys(body.totals.refusals).map((reason) => ({
     label: tOr(`outcome-${reason.replaceAll("_", "-")}`, reason),
     values: body.bucket_totals.map((row) => row.refusals[reason] ?? 0),

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.accounts.errors import NOT_ADMIN, NOT_SIGNED_IN
-from tests.factories import make_user
+from tests.support.errors import NOT_ADMIN, NOT_SIGNED_IN
+from tests.support.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

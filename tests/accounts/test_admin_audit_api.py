@@ -12,7 +12,7 @@ from django.test import Client
 
 from aiplane import audit
 from aiplane.models import AuditEntry
-from tests.accounts.errors import NOT_ADMIN, NOT_SIGNED_IN, envelope
+from tests.support.errors import NOT_ADMIN, NOT_SIGNED_IN, envelope
 
 pytestmark = pytest.mark.django_db
 

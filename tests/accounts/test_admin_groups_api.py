@@ -9,8 +9,8 @@ from django.test import Client
 from rest_framework.fields import DateTimeField
 
 from accounts.models import GatewayGroup
-from tests.accounts.errors import INVALID_PRIORITY, envelope
-from tests.factories import make_group
+from tests.support.errors import INVALID_PRIORITY, envelope
+from tests.support.factories import make_group
 
 pytestmark = pytest.mark.django_db
 

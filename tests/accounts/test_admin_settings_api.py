@@ -9,7 +9,7 @@ from django.test import Client
 
 from aiplane.catalog import CATALOG, all_settings
 from aiplane.models import OperatorSetting
-from tests.accounts.errors import envelope
+from tests.support.errors import envelope
 
 pytestmark = pytest.mark.django_db
 

@@ -10,14 +10,14 @@ from django.test import Client
 from rest_framework.fields import DateTimeField
 
 from accounts.models import ApiToken
-from tests.accounts.errors import (
+from tests.support.errors import (
     CSRF_MISSING,
     INVALID_PRIORITY,
     NOT_ADMIN,
     NOT_SIGNED_IN,
     TOKEN_NOT_FOUND,
 )
-from tests.factories import make_group, make_token
+from tests.support.factories import make_group, make_token
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.test import Client
 from rest_framework.fields import DateTimeField
 
 from accounts.models import ApiToken
-from tests.accounts.errors import envelope
-from tests.factories import PASSWORD, make_group, make_token
+from tests.support.errors import envelope
+from tests.support.factories import PASSWORD, make_group, make_token
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.accounts.errors import envelope
-from tests.factories import make_group
+from tests.support.errors import envelope
+from tests.support.factories import make_group
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.test import Client
 from accounts.allowances import Counted, Limit, Measure, Window
 from accounts.caller import caller_for_token
 from accounts.models import ApiToken, GatewayGroup
-from tests.factories import make_group, make_token, make_token_with_secret
+from tests.support.factories import make_group, make_token, make_token_with_secret
 
 TPD = {"measure": "tokens", "window": "day", "model": None}
 RPM = {"measure": "requests", "window": "minute", "model": None}

@@ -20,9 +20,9 @@ from accounts.models import ApiToken, GatewayGroup
 from aiplane import audit
 from aiplane.catalog import setting, settings_update
 from aiplane.models import AuditEntry
-from gateway import topology
+from gateway.admin import services as admin_services
 from gateway.models import Backend, Pool
-from tests.factories import PASSWORD, make_group, make_token_with_secret
+from tests.support.factories import PASSWORD, make_group, make_token_with_secret
 
 pytestmark = pytest.mark.django_db
 
@@ -62,9 +62,9 @@ class World:
 def world(alice: Any, bob: Any, carol: Any, login: Callable[..., Client]) -> World:
     token, _ = make_token_with_secret(alice, name="laptop")
     make_group("research", priority="medium", members=[bob], description="R&D")
-    topology.backend_save(data=GPU1)
-    topology.backend_save(data={"name": "gpu2", "base_url": "http://10.0.0.6:8000/v1"})
-    topology.pool_save(data={"name": "chat", "backends": ["gpu1"]}, known_groups={"research"})
+    admin_services.backend_save(data=GPU1)
+    admin_services.backend_save(data={"name": "gpu2", "base_url": "http://10.0.0.6:8000/v1"})
+    admin_services.pool_save(data={"name": "chat", "backends": ["gpu1"]}, known_groups={"research"})
     AuditEntry.objects.all().delete()  # only the change under test leaves a row
     clients = {"alice": login(alice), "carol": login(carol)}
     return World(alice, bob, carol, clients, token)
@@ -516,11 +516,11 @@ def test_no_secret_reaches_the_audit_log(world: World) -> None:
 
 
 def test_deleting_a_backend_or_a_pool_records_what_it_did_to_other_pools(world: World) -> None:
-    topology.pool_save(data={"name": "spare", "backends": ["gpu2"]}, known_groups=set())
-    topology.pool_save(data={"name": "chat", "fallback": "spare"}, known_groups=set())
+    admin_services.pool_save(data={"name": "spare", "backends": ["gpu2"]}, known_groups=set())
+    admin_services.pool_save(data={"name": "chat", "fallback": "spare"}, known_groups=set())
     AuditEntry.objects.all().delete()
-    topology.backend_delete(name="gpu1", actor=world.carol)
-    topology.pool_delete(name="spare", actor=world.carol)
+    admin_services.backend_delete(name="gpu1", actor=world.carol)
+    admin_services.pool_delete(name="spare", actor=world.carol)
     rows = [
         (e.action, e.target, audit.changes(e.before, e.after))
         for e in AuditEntry.objects.order_by("id")
@@ -601,12 +601,12 @@ WRITES: list[tuple[str, Callable[[World], Any], Callable[[], Any]]] = [
     ),
     (
         "a backend",
-        lambda w: topology.backend_delete(name="gpu2", actor=w.carol),
+        lambda w: admin_services.backend_delete(name="gpu2", actor=w.carol),
         lambda: not Backend.objects.filter(name="gpu2").exists(),
     ),
     (
         "a pool",
-        lambda w: topology.pool_delete(name="chat", actor=w.carol),
+        lambda w: admin_services.pool_delete(name="chat", actor=w.carol),
         lambda: not Pool.objects.filter(name="chat").exists(),
     ),
 ]
@@ -657,11 +657,12 @@ def test_a_command_is_named_as_the_actor(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_what_detection_finds_is_recorded_by_the_system_and_finding_it_again_is_not(
     carol: Any, login: Callable[..., Client]
 ) -> None:
-    from gateway.sim import SimConfig, SimServer
+    from gateway.sim.config import SimConfig
+    from gateway.sim.server import SimServer
 
     client = login(carol)
     with SimServer(SimConfig(server_info="sglang", priority_scheduling=True)) as engine:
-        topology.backend_save(data={"name": "sg", "base_url": f"{engine.url}/v1"})
+        admin_services.backend_save(data={"name": "sg", "base_url": f"{engine.url}/v1"})
         AuditEntry.objects.all().delete()
         send(client, "post", "/api/v0/admin/backends/sg/detect")
         entry = only_row()
@@ -726,8 +727,13 @@ def test_a_deleted_actor_is_still_named(carol: Any, alice: Any) -> None:
 
 def _row_at(at: Any, target: str) -> AuditEntry:
     return AuditEntry.objects.create(
-        at=at, actor_name="carol", action="setting.update", kind="setting", target=target,
-        before={"value": 1}, after={"value": 2},
+        at=at,
+        actor_name="carol",
+        action="setting.update",
+        kind="setting",
+        target=target,
+        before={"value": 1},
+        after={"value": 2},
     )
 
 

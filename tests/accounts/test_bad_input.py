@@ -11,9 +11,9 @@ from django.test import Client
 
 from aiplane.models import OperatorSetting
 from gateway.models import ActivityRecord, Backend, Pool
-from tests.accounts.errors import envelope
-from tests.factories import make_group
 from tests.gateway.conftest import gateway
+from tests.support.errors import envelope
+from tests.support.factories import make_group
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from accounts.caller import (
 from accounts.models import ApiToken, GatewayGroup
 from accounts.priority import Priority
 from aiplane.catalog import settings_update
-from tests.factories import make_group, make_token_with_secret, make_user
+from tests.support.factories import make_group, make_token_with_secret, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

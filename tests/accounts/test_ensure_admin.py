@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from accounts.models import GatewayGroup
 from accounts.rbac import resolve
-from tests.factories import make_user
+from tests.support.factories import make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from rest_framework import exceptions
 
 from accounts.api_errors import ApiError, as_api_error
 from aiplane.envelope import error_body
-from tests.accounts.errors import envelope
+from tests.support.errors import envelope
 
 HANDLERS_URLCONF = "tests.accounts.urls_with_handlers"
 

@@ -44,9 +44,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from gateway import topology
+from gateway.admin import services
 from gateway.models import ActivityRecord
-from tests.factories import make_group, make_token, make_user
+from tests.support.factories import make_group, make_token, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -253,10 +253,10 @@ def world(db: None) -> dict[str, list[Any]]:
         make_token(carol, name="ops"),
         make_token(bob, name="bobs"),
     ]
-    topology.backend_save(
+    services.backend_save(
         data={"name": "gpu1", "base_url": "http://127.0.0.1:9/v1", "models": ["m"], "api_key": "k"}
     )
-    topology.pool_save(data={"name": "chat", "backends": ["gpu1"]}, known_groups=set())
+    services.pool_save(data={"name": "chat", "backends": ["gpu1"]}, known_groups=set())
     ActivityRecord.objects.create(
         at=timezone.now(), model="m", priority_class="medium", outcome="immediate", status=200
     )

@@ -14,8 +14,8 @@ from django.db.models import F
 from django.test import Client, RequestFactory
 
 from accounts.throttle import client_address
-from tests.accounts.errors import envelope
-from tests.factories import PASSWORD, make_user
+from tests.support.errors import envelope
+from tests.support.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import UserProfile
-from tests.accounts.errors import NOT_SIGNED_IN, envelope
+from tests.support.errors import NOT_SIGNED_IN, envelope
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.accounts.errors import NOT_SIGNED_IN, envelope
-from tests.factories import PASSWORD
+from tests.support.errors import NOT_SIGNED_IN, envelope
+from tests.support.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -92,12 +92,10 @@ def test_changing_a_password_needs_a_signed_in_session(anonymous: Client) -> Non
     assert (refused.status_code, refused.json()) == (401, NOT_SIGNED_IN)
 
 
-def test_wrong_current_passwords_lock_out_like_failed_sign_ins(
-    alice: Any, settings: Any
-) -> None:
+def test_wrong_current_passwords_lock_out_like_failed_sign_ins(alice: Any, settings: Any) -> None:
     from datetime import timedelta
 
-    from tests.accounts.errors import envelope as env
+    from tests.support.errors import envelope as env
 
     settings.AXES_FAILURE_LIMIT = 3
     settings.AXES_COOLOFF_TIME = timedelta(seconds=900)

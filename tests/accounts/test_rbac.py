@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.priority import Priority
 from accounts.rbac import resolve, resolve_many
 from aiplane.catalog import settings_update
-from tests.factories import make_group, make_user
+from tests.support.factories import make_group, make_user
 
 pytestmark = pytest.mark.django_db
 

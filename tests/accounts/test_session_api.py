@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import ApiToken
-from tests.accounts.errors import CSRF_MISSING, NOT_SIGNED_IN, envelope
-from tests.factories import PASSWORD, make_user
+from tests.support.errors import CSRF_MISSING, NOT_SIGNED_IN, envelope
+from tests.support.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.factories import make_token
+from tests.support.factories import make_token
 
 pytestmark = pytest.mark.django_db
 

@@ -13,14 +13,14 @@ from rest_framework.fields import DateTimeField
 
 from accounts.models import ApiToken
 from aiplane.catalog import settings_update
-from tests.accounts.errors import (
+from tests.support.errors import (
     INVALID_PRIORITY,
     NOT_SIGNED_IN,
     TOKEN_NOT_FOUND,
     above_ceiling,
     envelope,
 )
-from tests.factories import make_group, make_token
+from tests.support.factories import make_group, make_token
 
 pytestmark = pytest.mark.django_db
 

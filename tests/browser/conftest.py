@@ -32,8 +32,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.browser.helpers import SimBackend
-from tests.factories import PASSWORD
+from gateway.admin import services
+from tests.support.browser import SimBackend
+from tests.support.factories import PASSWORD
 
 CHROMIUM = os.environ.get("AIPLANE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -267,12 +268,11 @@ def _gateway_state_is_reset(request: pytest.FixtureRequest) -> Iterator[None]:
     if "aiplane_server" not in request.fixturenames:
         return
     from aiplane.catalog import CATALOG, settings_update
-    from gateway import topology
     from gateway.models import Backend, Pool
 
     Pool.objects.all().delete()
     Backend.objects.all().delete()
-    topology.apply_topology()
+    services.apply_topology()
     settings_update(values={spec.key: spec.default for spec in CATALOG})
     # The live queue's last dispatches belong to the test that made them.
     app = request.getfixturevalue("aiplane_server").app
@@ -301,8 +301,9 @@ def german_carol(carol: Any) -> Any:
 @pytest.fixture
 def make_sim_backend(aiplane_server: LiveServer) -> Iterator[Callable[..., SimBackend]]:
     """Start a simulated engine and register it (one slot unless told) in the `chat` pool."""
-    from gateway import topology
-    from gateway.sim import SimConfig, SimServer
+
+    from gateway.sim.config import SimConfig
+    from gateway.sim.server import SimServer
 
     started: list[Any] = []
 
@@ -316,7 +317,7 @@ def make_sim_backend(aiplane_server: LiveServer) -> Iterator[Callable[..., SimBa
         engine = SimServer(SimConfig(models=list(models), **config))
         engine.start()
         started.append(engine)
-        topology.backend_save(
+        services.backend_save(
             data={
                 "name": name,
                 "base_url": engine.url + "/v1",
@@ -324,7 +325,7 @@ def make_sim_backend(aiplane_server: LiveServer) -> Iterator[Callable[..., SimBa
                 "models": list(models),
             }
         )
-        topology.pool_save(
+        services.pool_save(
             data={"name": "chat", "kind": "chat", "backends": [name]}, known_groups=set()
         )
         return SimBackend(engine=engine, name=name, pool="chat")

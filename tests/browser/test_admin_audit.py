@@ -12,8 +12,8 @@ from accounts import services
 from accounts.models import UserProfile
 from accounts.priority import Priority
 from aiplane.catalog import settings_update
-from gateway import topology
-from tests.factories import make_token
+from gateway.admin import services as admin_services
+from tests.support.factories import make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,10 +26,10 @@ def changes_by(carol: Any, alice: Any) -> None:
     services.group_put(
         name="research", fields={"priority": Priority.HIGH}, members=["alice"], actor=carol
     )
-    topology.backend_save(
+    admin_services.backend_save(
         data={"name": "gpu1", "base_url": "http://127.0.0.1:9/v1", "api_key": KEY}, actor=carol
     )
-    topology.backend_save(
+    admin_services.backend_save(
         data={"name": "gpu1", "base_url": "http://127.0.0.1:9/v1", "api_key": OTHER_KEY},
         actor=carol,
     )

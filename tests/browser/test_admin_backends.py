@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from gateway import topology
+from gateway.admin import services
 from gateway.models import Backend, Pool
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,8 +41,8 @@ def in_viewport(page: Any, selector: str) -> bool:
 def test_the_priority_mode_editor_saves_a_manual_mapping_then_gateway_only(
     page: Any, carol: Any, sign_in: Any, screenshot: Any
 ) -> None:
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL, "max_inflight": 4})
-    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL, "max_inflight": 4})
+    services.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     expect(card(page, "gpu-1")).to_contain_text("Automatic")
@@ -100,7 +100,7 @@ def test_the_priority_mode_editor_saves_a_manual_mapping_then_gateway_only(
 def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
     page: Any, german_carol: Any, sign_in: Any, screenshot: Any, width: int
 ) -> None:
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
     page.set_viewport_size({"width": width, "height": 800})
     sign_in(page, "carol")
     page.goto("/admin/backends/")
@@ -141,7 +141,8 @@ def test_a_backend_save_error_takes_focus_and_is_scrolled_into_view_in_german(
 def test_a_new_backend_with_a_key_is_detected_and_joins_a_new_pool(
     page: Any, carol: Any, sign_in: Any, screenshot: Any, make_sim_backend: Any
 ) -> None:
-    from gateway.sim import SimConfig, SimServer
+    from gateway.sim.config import SimConfig
+    from gateway.sim.server import SimServer
 
     engine = SimServer(
         SimConfig(server_info="sglang", priority_scheduling=True, sglang_schedule_policy="fcfs")
@@ -222,7 +223,7 @@ def test_a_language_switch_on_an_admin_page_translates_it_and_sticks(
 ) -> None:
     from accounts.models import UserProfile
 
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     expect(card(page, "gpu-1").get_by_role("button", name="Detect now")).to_be_visible()
@@ -261,7 +262,7 @@ def test_how_messages_are_served_is_shown_and_chosen_per_backend(
     admin: str, edit: str, field: str, choice: str, served: str,
 ) -> None:  # fmt: skip
     request.getfixturevalue(admin)
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     card(page, "gpu-1").get_by_role("button", name=edit).click()
@@ -294,8 +295,8 @@ def test_detect_now_on_an_unreachable_backend_shows_the_url_and_the_error_in_its
     from accounts.models import UserProfile
 
     UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
-    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     card(page, "gpu-1").locator(".actions button").nth(1).click()  # Detect now
@@ -316,9 +317,9 @@ def test_detect_now_on_an_unreachable_backend_shows_the_url_and_the_error_in_its
 def test_a_backend_in_no_pool_is_warned_about_and_the_editor_adds_it_to_a_pool(
     page: Any, carol: Any, sign_in: Any, screenshot: Any, width: int
 ) -> None:
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
-    topology.pool_save(data={"name": "chat"}, known_groups=set())
-    topology.pool_save(data={"name": "batch"}, known_groups=set())
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.pool_save(data={"name": "chat"}, known_groups=set())
+    services.pool_save(data={"name": "batch"}, known_groups=set())
     page.set_viewport_size({"width": width, "height": 800})
     sign_in(page, "carol")
     page.goto("/admin/backends/")
@@ -355,11 +356,11 @@ def test_opening_a_pool_to_everyone_is_an_explicit_choice_that_is_confirmed_firs
     language: str, everyone: str, confirm: str, open_to_all: str, nobody: str,
 ) -> None:  # fmt: skip
     from accounts.models import UserProfile
-    from tests.factories import make_group
+    from tests.support.factories import make_group
 
     UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
     make_group("research")
-    topology.pool_save(
+    services.pool_save(
         data={"name": "team", "allowed_groups": ["research"]}, known_groups={"research"}
     )
     sign_in(page, "carol")
@@ -400,7 +401,7 @@ def test_keeping_responses_state_is_chosen_per_backend_and_shown_again(
     page: Any, request: Any, sign_in: Any, admin: str, edit: str, keep: str
 ) -> None:
     request.getfixturevalue(admin)
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
     sign_in(page, "carol")
     page.goto("/admin/backends/")
     card(page, "gpu-1").get_by_role("button", name=edit).click()

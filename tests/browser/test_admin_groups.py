@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from accounts.models import GatewayGroup
 from accounts.priority import Priority
-from tests.factories import make_group
+from tests.support.factories import make_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

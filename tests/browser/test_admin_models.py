@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import make_group
+from gateway.admin import services
+from tests.support.factories import make_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,9 +23,8 @@ def probe_health(aiplane_server: Any, rounds: int = 2) -> None:
 
 
 def add_alias(name: str, alias: str, target: str) -> None:
-    from gateway import topology
 
-    topology.backend_save(data={"name": name, "aliases": {alias: target}})
+    services.backend_save(data={"name": name, "aliases": {alias: target}})
 
 
 def no_horizontal_overflow(page: Any) -> bool:
@@ -90,11 +90,10 @@ def test_try_it_sends_one_request_through_the_gateway_and_shows_answer_time_and_
 def test_try_it_shows_the_gateways_refusal_in_the_persons_language(
     page: Any, german_carol: Any, sign_in: Any, make_sim_backend: Any
 ) -> None:
-    from gateway import topology
 
     make_sim_backend()
     make_group("research")
-    topology.pool_save(
+    services.pool_save(
         data={
             "name": "chat",
             "kind": "chat",

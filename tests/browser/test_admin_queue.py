@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from aiplane.catalog import settings_update
-from tests.browser.helpers import StreamingCall, wait_until
-from tests.factories import make_group, make_token_with_secret, make_user
+from tests.support.browser import StreamingCall, wait_until
+from tests.support.factories import make_group, make_token_with_secret, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

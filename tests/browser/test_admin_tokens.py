@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from accounts.models import ApiToken
 from accounts.priority import Priority
-from tests.factories import make_group, make_token
+from tests.support.factories import make_group, make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.models import ApiToken, GatewayGroup, UserProfile
-from tests.factories import make_group, make_token_with_secret
+from tests.support.factories import make_group, make_token_with_secret
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

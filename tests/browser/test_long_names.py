@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from gateway import topology
+from gateway.admin import services
 from gateway.models import ActivityRecord
-from tests.factories import make_group, make_token, make_user
+from tests.support.factories import make_group, make_token, make_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,7 +39,7 @@ def long_names(carol: Any) -> dict[str, Any]:
     group = make_group(LONG_GROUP, priority="low", members=[person, carol])
     token = make_token(person, name=LONG_TOKEN)
     make_token(carol, name=LONG_TOKEN)
-    topology.backend_save(
+    services.backend_save(
         data={"name": "gpu-node-with-a-long-name-07", "base_url": LONG_URL, "max_inflight": 2,
               "models": [LONG_MODEL]}
     )  # fmt: skip

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from accounts.models import UserProfile
 from aiplane import i18n
-from tests.factories import make_token
+from gateway.admin import services
+from tests.support.factories import make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -138,14 +139,14 @@ LABELLED_IN_DIALOGS = """() => [
 def test_every_control_on_every_page_has_an_accessible_name(
     page: Any, alice: Any, carol: Any, sign_in: Any
 ) -> None:
-    from gateway import topology
+
     from gateway.models import ActivityRecord
-    from tests.factories import make_group
+    from tests.support.factories import make_group
 
     make_group("research", priority="high", members=[alice])
     make_token(alice, name="agent")
-    topology.backend_save(data={"name": "gpu-1", "base_url": "http://127.0.0.1:9/v1"})
-    topology.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
+    services.backend_save(data={"name": "gpu-1", "base_url": "http://127.0.0.1:9/v1"})
+    services.pool_save(data={"name": "chat", "backends": ["gpu-1"]}, known_groups=set())
     ActivityRecord.objects.create(
         at="2026-01-02T03:04:05Z",
         username="alice",

@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from aiplane.catalog import settings_update
-from tests.browser.helpers import StreamingCall, wait_until
-from tests.factories import make_group, make_token_with_secret
+from gateway.admin import services
+from tests.support.browser import StreamingCall, wait_until
+from tests.support.factories import make_group, make_token_with_secret
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -184,15 +185,15 @@ def test_a_capacity_timeout_is_shown_in_the_persons_language(
 def test_an_answer_cut_short_upstream_keeps_what_arrived_and_says_so(
     page: Any, alice: Any, sign_in: Any
 ) -> None:
-    from gateway import topology
-    from tests.browser.helpers import DiesMidStream
+
+    from tests.support.browser import DiesMidStream
 
     engine = DiesMidStream()
     try:
-        topology.backend_save(
+        services.backend_save(
             data={"name": "flaky", "base_url": engine.url + "/v1", "models": ["sim-small"]}
         )
-        topology.pool_save(
+        services.pool_save(
             data={"name": "chat", "kind": "chat", "backends": ["flaky"]}, known_groups=set()
         )
         sign_in(page, "alice")

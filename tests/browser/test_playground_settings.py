@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from aiplane.catalog import settings_update
-from tests.factories import make_group, make_token_with_secret
+from tests.support.factories import make_group, make_token_with_secret
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,7 +39,7 @@ def test_send_stop_and_the_status_stay_in_view_at_1280x800_in_a_long_conversatio
         send(page, f"Tell me story number {n}")
     expect(page.locator(".turn")).to_have_count(6)
 
-    from tests.gateway.drive import configure
+    from tests.support.drive import configure
 
     configure(sim.engine, token_delay=0.05)  # slow enough to look at while it streams
     page.locator("#chat-message").fill("One more")
@@ -162,7 +162,7 @@ def test_running_as_one_of_my_tokens_shows_its_class_and_the_answer_runs_at_it(
     )
 
     from gateway.models import ActivityRecord
-    from tests.gateway.drive import wait_until
+    from tests.support.drive import wait_until
 
     # The records are written a moment after each answer.
     wait_until(lambda: ActivityRecord.objects.count() == 2, "both requests are recorded")

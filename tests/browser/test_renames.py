@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from gateway import topology
+from gateway.admin import services
 from gateway.models import Backend, Pool
-from tests.factories import make_group
+from tests.support.factories import make_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -32,7 +32,7 @@ def test_a_renamed_group_is_followed_by_the_pools_that_allow_it(
 
     UserProfile.objects.update_or_create(user=carol, defaults={"language": language})
     make_group("research")
-    topology.pool_save(
+    services.pool_save(
         data={"name": "team", "allowed_groups": ["research"]}, known_groups={"research"}
     )
     sign_in(page, "carol")
@@ -52,9 +52,9 @@ def test_a_renamed_group_is_followed_by_the_pools_that_allow_it(
 def test_a_backend_and_a_pool_are_renamed_in_their_editors(
     page: Any, carol: Any, sign_in: Any, screenshot: Any
 ) -> None:
-    topology.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
-    topology.pool_save(data={"name": "spare"}, known_groups=set())
-    topology.pool_save(
+    services.backend_save(data={"name": "gpu-1", "base_url": DEAD_URL})
+    services.pool_save(data={"name": "spare"}, known_groups=set())
+    services.pool_save(
         data={"name": "chat", "backends": ["gpu-1"], "fallback": "spare"}, known_groups=set()
     )
     sign_in(page, "carol")

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts import services
-from tests.factories import make_group, make_token
+from tests.support.factories import make_group, make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

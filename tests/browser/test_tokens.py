@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from accounts.models import ApiToken, UserProfile
 from accounts.priority import Priority
 from accounts.tokens import digest_of
-from tests.factories import make_group, make_token
+from tests.support.factories import make_group, make_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from accounts.models import UserProfile
 from gateway.models import ActivityRecord
-from tests.factories import make_group
+from tests.support.factories import make_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from gateway.models import ActivityRecord
-from tests.factories import make_token_with_secret, make_user
-from tests.gateway.conftest import add_backend
-from tests.gateway.drive import wait_until
+from tests.support.drive import wait_until
+from tests.support.factories import make_token_with_secret, make_user
+from tests.support.live import add_backend
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

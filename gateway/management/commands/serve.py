@@ -7,8 +7,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from gateway.serving import configured_bounds, daphne_server_class, open_files_for, uvicorn_config
-from gateway.sim import SimConfig, SimServer
+from aiplane.wiring import configured_bounds
+from gateway.admin import services
+from gateway.core.serving import uvicorn_config
+from gateway.dataplane.serving import daphne_server_class, open_files_for
+from gateway.sim.config import SimConfig
+from gateway.sim.server import SimServer
 
 # How the audit log names the demo's own registrations (no person made them).
 ACTOR = "manage.py serve"
@@ -38,7 +42,7 @@ def serve_workers(host: str, port: int, workers: int, bounds: Any) -> None:
     from django.db import connections
 
     # Each worker's share of a backend should it start while Redis is down (see
-    # gateway/shared_admission.py); set it on every host for a group spread over several.
+    # gateway/admission/shared/queue.py); set it on every host for a group spread over several.
     os.environ.setdefault("AIPLANE_SHARED_PROCESSES", str(workers))
     sock = uvicorn.Config("aiplane.asgi:application", host=host, port=port).bind_socket()
     connections.close_all()  # a forked child must not share the parent's database connection
@@ -66,7 +70,7 @@ def _worker(sock: socket.socket, host: str, port: int, bounds: Any) -> None:
     import uvicorn
 
     from aiplane.asgi import application
-    from gateway.serving import uvicorn_config
+    from gateway.core.serving import uvicorn_config
 
     config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
     config.log_level = "info"
@@ -157,7 +161,7 @@ class Command(BaseCommand):
         )
 
     def _start_demo(self, host: str, port: int, sim_port: int) -> SimServer:
-        from gateway import topology
+
         from gateway.models import Backend
 
         if not _port_free(host, sim_port):
@@ -178,7 +182,7 @@ class Command(BaseCommand):
         sim.start()
         url = f"http://{host}:{sim_port}/v1"
         if not Backend.objects.exists():
-            topology.backend_save(
+            services.backend_save(
                 data={
                     "name": "sim",
                     "base_url": url,
@@ -187,12 +191,12 @@ class Command(BaseCommand):
                 },
                 actor=ACTOR,
             )
-            topology.pool_save(
+            services.pool_save(
                 data={"name": "chat", "kind": "chat", "backends": ["sim"]},
                 known_groups=set(),
                 actor=ACTOR,
             )
-            topology.pool_save(
+            services.pool_save(
                 data={"name": "embeddings", "kind": "embedding", "backends": ["sim"]},
                 known_groups=set(),
                 actor=ACTOR,
@@ -201,6 +205,6 @@ class Command(BaseCommand):
             self._demo_token(host, port)
         elif Backend.objects.filter(name="sim").exclude(base_url=url).exists():
             # The engine moved (another --sim-port): an audited change like any other.
-            topology.backend_put(fields={"name": "sim", "base_url": url}, actor=ACTOR)
+            services.backend_put(fields={"name": "sim", "base_url": url}, actor=ACTOR)
         self.stdout.write(f"simulated engine on {url} (models sim-small, sim-large)")
         return sim

@@ -1,0 +1,20 @@
+"""Shared admission queues for the tests that drive one on a private Redis, step by step."""
+
+from __future__ import annotations
+
+from gateway.admission.shared.queue import SharedAdmissionQueue
+from gateway.admission.types import Route, Slot, Target
+from gateway.core.redis_clients import connect
+from tests.support.redis_server import RedisServer
+
+
+def queue_on(server: RedisServer, prefix: str) -> SharedAdmissionQueue:
+    # Long timeouts: a slow (or paused) server must never count as an outage here.
+    queue = SharedAdmissionQueue(connect(server.url, timeout=30.0), prefix=prefix)
+    queue.use_async(server.url, timeout=30.0)
+    return queue
+
+
+def route_to(slot: Slot) -> Route:
+    """A route to one backend's slot, as the runtime builds one for a model."""
+    return Route(key="r", primary=(Target(slot, "m"),), fallback=(), strategy="least_inflight")
