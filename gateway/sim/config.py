@@ -30,15 +30,15 @@ SGLANG_SERVER_INFO_SINCE = (0, 5, 6)
 VLLM_NESTED_ERRORS_SINCE = (0, 10, 1)
 
 # SGLang ranks a request without a priority after all others, whichever the direction.
-_SGLANG_NO_PRIORITY_RANK = sys.maxsize + 1
+SGLANG_NO_PRIORITY_RANK = sys.maxsize + 1
 
 # SGLang's policies that sort by priority; the cache-aware ones ignore it.
-_SGLANG_PRIORITY_POLICIES = ("fcfs", "lof")
+SGLANG_PRIORITY_POLICIES = ("fcfs", "lof")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
-def _parse_version(text: str) -> tuple[int, int, int]:
+def parse_version(text: str) -> tuple[int, int, int]:
     match = _VERSION.match(text)
     if match is None:
         raise ValueError(f"{text!r} is not a version like 0.5.23")

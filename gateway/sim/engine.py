@@ -234,67 +234,67 @@ from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from gateway.sim import faults
-from gateway.sim.chat import _chat_body, _chat_turn_events
+from gateway.sim.chat import chat_body, chat_turn_events
 from gateway.sim.config import (
     _FIELD_TYPES,
-    _SGLANG_NO_PRIORITY_RANK,
-    _SGLANG_PRIORITY_POLICIES,
     EVICTED,
     OWNER,
     OWNERS,
     QUEUE_FULL,
     SERVER_INFO_STYLES,
+    SGLANG_NO_PRIORITY_RANK,
+    SGLANG_PRIORITY_POLICIES,
     SGLANG_PRIORITY_SINCE,
     SGLANG_SERVER_INFO_SINCE,
     SIM_VERSION,
     VLLM_NESTED_ERRORS_SINCE,
     SimConfig,
-    _parse_version,
+    parse_version,
 )
-from gateway.sim.errors import _SHUTTING_DOWN, _anthropic_error, _error_body, _error_inner, _Refused
-from gateway.sim.jobs import _chunk_frames, _Job, _priority_of, _Record, _TurnJob, _usage_event
-from gateway.sim.messages import _anthropic_tool_result, _messages_problem, _messages_prompt
-from gateway.sim.responses import _response_items, _responses_problem, _responses_prompt
-from gateway.sim.surfaces import _CHAT, _MESSAGES, _RESPONSES
+from gateway.sim.errors import SHUTTING_DOWN, Refused, anthropic_error, error_body, error_inner
+from gateway.sim.jobs import Job, Record, TurnJob, chunk_frames, priority_of, usage_event
+from gateway.sim.messages import anthropic_tool_result, messages_problem, messages_prompt
+from gateway.sim.responses import response_items, responses_problem, responses_prompt
+from gateway.sim.surfaces import CHAT, MESSAGES, RESPONSES
 from gateway.sim.text import (
-    _CHAT_BODY,
-    _TEXT_BODY,
-    _answer,
-    _embeddings_body,
-    _prompt_words,
-    _tok_json,
-    _tokens,
+    CHAT_BODY,
+    TEXT_BODY,
+    answer_json,
+    embeddings_body,
+    grow_tokens,
+    prompt_words,
+    token_json,
 )
 from gateway.sim.turns import (
-    _BadTurn,
-    _int_or_none,
-    _last_user_text,
-    _plan_turn,
-    _stops_of,
-    _text_of,
+    BadTurn,
+    int_or_none,
+    last_user_text,
+    plan_turn,
+    stops_of,
+    text_of,
 )
 from gateway.sim.wire import (
-    _GARBAGE,
-    _HTML_PAGE,
-    _JSON,
-    _NOT_JSON,
-    _SSE_HEADERS,
-    _after,
-    _decode,
-    _Disconnected,
-    _Drop,
-    _drop_before_any_byte,
-    _encode,
-    _forever,
-    _read_body,
-    _send_bytes,
-    _send_more,
+    GARBAGE,
+    HTML_PAGE,
+    JSON_TYPE,
+    NOT_JSON,
+    SSE_HEADERS,
+    Disconnected,
+    Drop,
+    decode,
+    delayed,
+    drop_before_any_byte,
+    encode,
+    forever,
+    read_body,
+    send_bytes,
+    send_more,
 )
 
 if TYPE_CHECKING:
     from gateway.core.asgi import Receive, Scope, Send
-    from gateway.sim.surfaces import _Surface
-    from gateway.sim.turns import _Turn
+    from gateway.sim.surfaces import Surface
+    from gateway.sim.turns import Turn
     from gateway.sim.wire import Handler
 
 
@@ -303,7 +303,7 @@ class SimEngine:
 
     def __init__(self, config: SimConfig | None = None) -> None:
         self.config = config if config is not None else SimConfig()
-        self._records: deque[_Record] = deque(maxlen=max(self.config.record_limit, 0))
+        self._records: deque[Record] = deque(maxlen=max(self.config.record_limit, 0))
         self._inflight = 0
         self._waiting = 0
         self._max_inflight_seen = 0
@@ -413,7 +413,7 @@ class SimEngine:
             if name == "server_info" and value not in SERVER_INFO_STYLES:
                 raise ValueError(f"server_info must be one of {', '.join(SERVER_INFO_STYLES)}")
             if name in ("sglang_version", "vllm_version"):
-                _parse_version(str(value))
+                parse_version(str(value))
             if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
                 raise ValueError(f"{name} cannot be negative")
             if name == "tool_calls" and isinstance(value, int) and value < 1:
@@ -447,12 +447,12 @@ class SimEngine:
         if style == "sglang":
             return "sglang"
         if style == "vllm":
-            nested = _parse_version(self.config.vllm_version) >= VLLM_NESTED_ERRORS_SINCE
+            nested = parse_version(self.config.vllm_version) >= VLLM_NESTED_ERRORS_SINCE
             return "vllm" if nested else "vllm-flat"
         return "openai"
 
     def _sglang_has_priority(self) -> bool:
-        return _parse_version(self.config.sglang_version) >= SGLANG_PRIORITY_SINCE
+        return parse_version(self.config.sglang_version) >= SGLANG_PRIORITY_SINCE
 
     def _ranks_by_priority(self) -> bool:
         cfg = self.config
@@ -461,7 +461,7 @@ class SimEngine:
         if cfg.server_info == "sglang":
             return (
                 self._sglang_has_priority()
-                and cfg.sglang_schedule_policy in _SGLANG_PRIORITY_POLICIES
+                and cfg.sglang_schedule_policy in SGLANG_PRIORITY_POLICIES
             )
         return True
 
@@ -473,7 +473,7 @@ class SimEngine:
         if cfg.server_info == "vllm":
             return 0 if priority is None else priority
         if priority is None:
-            return _SGLANG_NO_PRIORITY_RANK
+            return SGLANG_NO_PRIORITY_RANK
         return priority if cfg.sglang_low_first else -priority
 
     # -- engine slots --
@@ -492,7 +492,7 @@ class SimEngine:
     async def _acquire(self, priority: int | None, n: int = 0) -> None:
         """Wait for an engine slot, in the queue order the configuration asks for.
 
-        Raises _Refused when the bounded queue turns the request away, or evicts it later.
+        Raises Refused when the bounded queue turns the request away, or evicts it later.
         """
         if self._try_acquire():
             return
@@ -504,7 +504,7 @@ class SimEngine:
         bound = cfg.max_queued_requests
         if bound is not None and self._waiting >= bound and not self._evict_for(rank):
             self._rejected += 1
-            raise _Refused(QUEUE_FULL)
+            raise Refused(QUEUE_FULL)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._seq += 1
         heapq.heappush(self._queue, (rank, secondary, self._seq, future))
@@ -534,7 +534,7 @@ class SimEngine:
                 worst = entry
         if worst is None or not rank < worst[0]:
             return False
-        worst[3].set_exception(_Refused(EVICTED))
+        worst[3].set_exception(Refused(EVICTED))
         self._waiting -= 1
         self._evicted += 1
         return True
@@ -556,7 +556,7 @@ class SimEngine:
 
     # -- what the engine has open --
 
-    def _count_open(self, record: _Record) -> None:
+    def _count_open(self, record: Record) -> None:
         """Count a request whose body was just read as open (after _open's yield, if any).
 
         A client that leaves and, at once, hands its place to the next request (the gateway
@@ -575,7 +575,7 @@ class SimEngine:
         if self._open_count > self._max_open_seen:
             self._max_open_seen = self._open_count
 
-    def _leave(self, record: _Record) -> None:
+    def _leave(self, record: Record) -> None:
         if record.open:
             record.open = False
             self._open_count -= 1
@@ -587,13 +587,13 @@ class SimEngine:
         if kind == "http":
             handler = self._routes.get((scope["method"], scope["path"]))
             if handler is None:
-                await _send_bytes(
-                    send, 404, _error_body("Not found", "invalid_request_error", "not_found")
+                await send_bytes(
+                    send, 404, error_body("Not found", "invalid_request_error", "not_found")
                 )
                 return
             try:
                 await handler(scope, receive, send)
-            except _Disconnected:
+            except Disconnected:
                 pass
         elif kind == "lifespan":
             while True:
@@ -615,7 +615,7 @@ class SimEngine:
             {"id": m, "object": "model", "created": created, "owned_by": owner}
             for m in self.config.models
         ]
-        return _encode({"object": "list", "data": data}).encode()
+        return encode({"object": "list", "data": data}).encode()
 
     async def _v1_models(self, scope: Scope, receive: Receive, send: Send) -> None:
         record = self._record(scope, None)
@@ -628,17 +628,17 @@ class SimEngine:
     async def _models(self, scope: Scope, receive: Receive, send: Send) -> None:
         error = self._check_auth(scope)
         if error is not None:
-            await _send_bytes(send, *error)
+            await send_bytes(send, *error)
             return
-        await _send_bytes(send, 200, self._models_body())
+        await send_bytes(send, 200, self._models_body())
 
     async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _send_bytes(send, 200, b"{}")
+        await send_bytes(send, 200, b"{}")
 
     async def _version(self, scope: Scope, receive: Receive, send: Send) -> None:
         style = self.config.server_info
         version = {"sglang": self.config.sglang_version, "vllm": self.config.vllm_version}
-        await _send_bytes(send, 200, _encode({"version": version.get(style, SIM_VERSION)}).encode())
+        await send_bytes(send, 200, encode({"version": version.get(style, SIM_VERSION)}).encode())
 
     def _server_info_body(self) -> bytes:
         cfg = self.config
@@ -654,97 +654,97 @@ class SimEngine:
             info["enable_priority_scheduling"] = cfg.priority_scheduling
             info["schedule_low_priority_values_first"] = cfg.sglang_low_first
         info["version"] = cfg.sglang_version
-        return _encode(info).encode()
+        return encode(info).encode()
 
     async def _get_server_info(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.config.server_info != "sglang":
-            await _send_bytes(
-                send, 404, _error_body("Not found", "invalid_request_error", "not_found")
+            await send_bytes(
+                send, 404, error_body("Not found", "invalid_request_error", "not_found")
             )
             return
-        await _send_bytes(send, 200, self._server_info_body())
+        await send_bytes(send, 200, self._server_info_body())
 
     async def _server_info(self, scope: Scope, receive: Receive, send: Send) -> None:
         cfg = self.config
         if (
             cfg.server_info != "sglang"
-            or _parse_version(cfg.sglang_version) < SGLANG_SERVER_INFO_SINCE
+            or parse_version(cfg.sglang_version) < SGLANG_SERVER_INFO_SINCE
         ):
-            await _send_bytes(
-                send, 404, _error_body("Not found", "invalid_request_error", "not_found")
+            await send_bytes(
+                send, 404, error_body("Not found", "invalid_request_error", "not_found")
             )
             return
-        await _send_bytes(send, 200, self._server_info_body())
+        await send_bytes(send, 200, self._server_info_body())
 
     # -- introspection --
 
     async def _sim_requests(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _send_bytes(send, 200, _encode(self.records()).encode())
+        await send_bytes(send, 200, encode(self.records()).encode())
 
     async def _sim_stats(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _send_bytes(send, 200, _encode(self.stats()).encode())
+        await send_bytes(send, 200, encode(self.stats()).encode())
 
     async def _sim_reset(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _read_body(receive)
+        await read_body(receive)
         self.reset()
-        await _send_bytes(send, 200, _encode(self.stats()).encode())
+        await send_bytes(send, 200, encode(self.stats()).encode())
 
     async def _sim_config(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raw = await _read_body(receive)
+        raw = await read_body(receive)
         try:
             changes = json.loads(raw) if raw else {}
         except ValueError:
             changes = None
         if not isinstance(changes, dict):
-            await _send_bytes(
+            await send_bytes(
                 send,
                 400,
-                _error_body("Body must be a JSON object", "invalid_request_error", "invalid_json"),
+                error_body("Body must be a JSON object", "invalid_request_error", "invalid_json"),
             )
             return
         try:
             state = self.configure(**changes)
         except ValueError as exc:
-            await _send_bytes(
-                send, 400, _error_body(str(exc), "invalid_request_error", "invalid_setting")
+            await send_bytes(
+                send, 400, error_body(str(exc), "invalid_request_error", "invalid_setting")
             )
             return
-        await _send_bytes(send, 200, _encode(state).encode())
+        await send_bytes(send, 200, encode(state).encode())
 
     # -- /v1 request plumbing --
 
-    def _record(self, scope: Scope, body: Any) -> _Record:
-        record = _Record(scope["path"], scope["headers"], body)
+    def _record(self, scope: Scope, body: Any) -> Record:
+        record = Record(scope["path"], scope["headers"], body)
         self._total += 1
         if self._records.maxlen:
             self._records.append(record)
         return record
 
-    def _check_auth(self, scope: Scope, surface: _Surface = _CHAT) -> tuple[int, bytes] | None:
+    def _check_auth(self, scope: Scope, surface: Surface = CHAT) -> tuple[int, bytes] | None:
         key = self.config.api_key
         if key is None:
             return None
         expected = b"Bearer " + key.encode()
         # Anthropic's clients send x-api-key; vLLM reads only Bearer (vllm issue #51572).
-        anthropic = surface is _MESSAGES and self.config.server_info != "vllm"
+        anthropic = surface is MESSAGES and self.config.server_info != "vllm"
         for name, value in scope["headers"]:
             if name == b"authorization" and value == expected:
                 return None
             if anthropic and name == b"x-api-key" and value == key.encode():
                 return None
         if anthropic:
-            return 401, _anthropic_error("anthropic", 401, "invalid x-api-key")
-        return 401, _error_body(
+            return 401, anthropic_error("anthropic", 401, "invalid x-api-key")
+        return 401, error_body(
             "Incorrect API key provided", "invalid_request_error", "invalid_api_key"
         )
 
-    def _injected(self, status: int, surface: _Surface = _CHAT) -> tuple[int, bytes]:
+    def _injected(self, status: int, surface: Surface = CHAT) -> tuple[int, bytes]:
         return status, surface.error(
             surface.shape(self), status, f"Injected failure {status}", "sim_injected_failure"
         )
 
     def _check(
-        self, scope: Scope, *, post: bool, surface: _Surface = _CHAT
+        self, scope: Scope, *, post: bool, surface: Surface = CHAT
     ) -> tuple[int, bytes] | None:
         """Authentication, then per-request and queued failure injection."""
         error = self._check_auth(scope, surface)
@@ -757,7 +757,7 @@ class SimEngine:
                 except ValueError:
                     status = 0
                 if not 400 <= status <= 599:
-                    return 400, _error_body(
+                    return 400, error_body(
                         "x-sim-fail must be an HTTP error status",
                         "invalid_request_error",
                         "invalid_header",
@@ -770,23 +770,23 @@ class SimEngine:
         return None
 
     async def _finish(
-        self, send: Send, record: _Record, status: int, body: bytes, kind: bytes = _JSON
+        self, send: Send, record: Record, status: int, body: bytes, kind: bytes = JSON_TYPE
     ) -> None:
         record.status = status
-        await _send_bytes(send, status, body, kind)
+        await send_bytes(send, status, body, kind)
         record.finished = time.time()
 
     async def _start(
-        self, send: Send, record: _Record, status: int, headers: list[tuple[bytes, bytes]]
+        self, send: Send, record: Record, status: int, headers: list[tuple[bytes, bytes]]
     ) -> None:
         record.status = status
         await send({"type": "http.response.start", "status": status, "headers": headers})
 
-    async def _arrive(self, scope: Scope, receive: Receive) -> tuple[_Record, Any]:
+    async def _arrive(self, scope: Scope, receive: Receive) -> tuple[Record, Any]:
         """Read a POST's body (None when it is not JSON) and record it, counted open."""
-        raw = await _read_body(receive)
+        raw = await read_body(receive)
         try:
-            body = _decode(raw.decode())
+            body = decode(raw.decode())
         except ValueError:
             body = None
         record = self._record(scope, body)
@@ -795,7 +795,7 @@ class SimEngine:
         self._count_open(record)
         return record, body
 
-    async def _refuse(self, send: Send, record: _Record, error: tuple[int, bytes]) -> None:
+    async def _refuse(self, send: Send, record: Record, error: tuple[int, bytes]) -> None:
         """Answer an open record with `error` and close it."""
         try:
             await self._finish(send, record, *error)
@@ -804,7 +804,7 @@ class SimEngine:
 
     async def _open(
         self, scope: Scope, receive: Receive, send: Send
-    ) -> tuple[_Record, dict[str, Any], str] | None:
+    ) -> tuple[Record, dict[str, Any], str] | None:
         """Read, record and vet a /v1 POST; answers and returns None when it cannot run.
 
         The record it returns is open: the caller must _leave it when its answer ends.
@@ -815,7 +815,7 @@ class SimEngine:
             if not isinstance(body, dict):
                 error = (
                     400,
-                    _error_body(
+                    error_body(
                         "The body must be a JSON object", "invalid_request_error", "invalid_json"
                     ),
                 )
@@ -825,7 +825,7 @@ class SimEngine:
                     return record, body, model
                 error = (
                     404,
-                    _error_body(
+                    error_body(
                         f"The model '{model}' does not exist",
                         "invalid_request_error",
                         "model_not_found",
@@ -859,42 +859,42 @@ class SimEngine:
             usage_chunk = isinstance(options, dict) and options.get("include_usage") is True
             tools = body.get("tools")
             stop = body.get("stop")
-            job: _Job
+            job: Job
             # Plain requests carry neither and report no cache: only the others pay for more.
             if tools or stop or cfg.cached_tokens is not None:
                 try:
                     turn = (
                         self._chat_turn(body, chat, tools, stop, limit) if tools or stop else None
                     )
-                except _BadTurn as exc:
-                    error = _error_body(
+                except BadTurn as exc:
+                    error = error_body(
                         str(exc), "invalid_request_error", "invalid_tool_choice", "tool_choice"
                     )
                     await self._finish(send, record, 400, error)
                     return
-                job = _TurnJob(
+                job = TurnJob(
                     chat=chat,
                     model=model,
                     n=n if turn is None else turn.generated,
                     finish=finish,
-                    prompt_tokens=_prompt_words(prompt),
-                    priority=_priority_of(body),
+                    prompt_tokens=prompt_words(prompt),
+                    priority=priority_of(body),
                     usage_chunk=usage_chunk,
                     cached=cfg.cached_tokens,
                     turn=turn,
                 )
             else:
-                job = _Job(
+                job = Job(
                     chat=chat,
                     model=model,
                     n=n,
                     finish=finish,
-                    prompt_tokens=_prompt_words(prompt),
-                    priority=_priority_of(body),
+                    prompt_tokens=prompt_words(prompt),
+                    priority=priority_of(body),
                     usage_chunk=usage_chunk,
                 )
-            if len(_tok_json) < n:
-                _tokens(n)
+            if len(token_json) < n:
+                grow_tokens(n)
             stream = body.get("stream") is True
             delay = cfg.token_delay
             if cfg.directives and await self._with_fault(
@@ -919,7 +919,7 @@ class SimEngine:
                 run = (
                     self._stream(send, record, job, delay)
                     if job.turn is None
-                    else self._stream_events(send, record, job, delay, _CHAT)
+                    else self._stream_events(send, record, job, delay, CHAT)
                 )
                 await self._guarded(receive, send, record, run)
             else:
@@ -929,7 +929,7 @@ class SimEngine:
 
     def _chat_turn(
         self, body: dict[str, Any], chat: bool, tools: Any, stop: Any, limit: Any
-    ) -> _Turn:
+    ) -> Turn:
         """The turn of a chat or text completion that carries tools or stop sequences."""
         specs: list[tuple[str, Any]] = []
         mode, named, tool_result, user_text = "auto", None, None, ""
@@ -947,25 +947,25 @@ class SimEngine:
             if isinstance(messages, list) and messages:
                 last = messages[-1]
                 if isinstance(last, dict) and last.get("role") == "tool":
-                    tool_result = _text_of(last.get("content"), ("text",))
-                user_text = _last_user_text(messages)
+                    tool_result = text_of(last.get("content"), ("text",))
+                user_text = last_user_text(messages)
         self._seq += 1
         prefix = "chatcmpl-tool-sim" if self.config.server_info == "vllm" else "call_sim"
         base = self._seq
-        return _plan_turn(
+        return plan_turn(
             tokens=max(self.config.tokens, 0),
             tools=specs,
             mode=mode,
             named=named,
             tool_result=tool_result,
             user_text=user_text,
-            limit=_int_or_none(limit),
-            stops=_stops_of(stop),
+            limit=int_or_none(limit),
+            stops=stops_of(stop),
             calls=self.config.tool_calls if body.get("parallel_tool_calls") is not False else 1,
             call_id=lambda i: f"{prefix}{base}_{i}",
         )
 
-    async def _generate(self, job: _Job, delay: float, surface: _Surface | None = None) -> bytes:
+    async def _generate(self, job: Job, delay: float, surface: Surface | None = None) -> bytes:
         await self._acquire(job.priority, job.n)
         try:
             if delay > 0 and job.n:
@@ -978,9 +978,9 @@ class SimEngine:
         self,
         receive: Receive,
         send: Send,
-        record: _Record,
+        record: Record,
         run: Coroutine[Any, Any, bytes | None],
-        surface: _Surface = _CHAT,
+        surface: Surface = CHAT,
     ) -> None:
         """Run work that may wait or take time, abandoning it if the client leaves.
 
@@ -1006,7 +1006,7 @@ class SimEngine:
                 # before the last byte goes out.
                 watcher.cancel()
                 self._active.discard(task)
-        except _Refused as refused:
+        except Refused as refused:
             # Only an answer that has not started is refused this way; a stream writes its own.
             body = surface.error(surface.shape(self), 503, refused.message, refused.code)
             await self._finish(send, record, 503, body)
@@ -1026,7 +1026,7 @@ class SimEngine:
                 await self._finish(send, record, 503, self._shutting_down(surface))
                 return
             if record.fault is not None:
-                raise _Drop from None  # a deliberately broken answer cannot end well
+                raise Drop from None  # a deliberately broken answer cannot end well
             payload = None
         if payload is None:
             await send({"type": "http.response.body", "body": surface.tail, "more_body": False})
@@ -1034,13 +1034,13 @@ class SimEngine:
         else:
             await self._finish(send, record, 200, payload)
 
-    def _shutting_down(self, surface: _Surface) -> bytes:
-        if surface is _CHAT:
-            return _SHUTTING_DOWN
+    def _shutting_down(self, surface: Surface) -> bytes:
+        if surface is CHAT:
+            return SHUTTING_DOWN
         message = "The engine is shutting down"
         return surface.error(surface.shape(self), 503, message, "sim_shutting_down")
 
-    async def _watch(self, receive: Receive, task: asyncio.Task[Any], record: _Record) -> None:
+    async def _watch(self, receive: Receive, task: asyncio.Task[Any], record: Record) -> None:
         """Cancel the request's task when its client disconnects.
 
         The request stops counting as open right here, not when its task has unwound: see
@@ -1054,23 +1054,23 @@ class SimEngine:
                 task.cancel()
                 return
 
-    def _whole(self, job: _Job) -> bytes:
+    def _whole(self, job: Job) -> bytes:
         self._seq += 1
         if job.turn is not None or job.cached is not None:
-            return _chat_body(job, self._seq)
+            return chat_body(job, self._seq)
         n, prompt_tokens = job.n, job.prompt_tokens
-        return (_CHAT_BODY if job.chat else _TEXT_BODY) % (
+        return (CHAT_BODY if job.chat else TEXT_BODY) % (
             self._seq,
             int(time.time()),
             encode_basestring_ascii(job.model).encode(),
-            _answer(n),
+            answer_json(n),
             job.finish.encode(),
             prompt_tokens,
             n,
             prompt_tokens + n,
         )
 
-    def _stream_base(self, job: _Job) -> dict[str, Any]:
+    def _stream_base(self, job: Job) -> dict[str, Any]:
         self._seq += 1
         return {
             "id": f"{'chatcmpl-sim' if job.chat else 'cmpl-sim'}{self._seq}",
@@ -1082,9 +1082,9 @@ class SimEngine:
     async def _stream_admitted(
         self,
         send: Send,
-        record: _Record,
-        job: _Job,
-        surface: _Surface = _CHAT,
+        record: Record,
+        job: Job,
+        surface: Surface = CHAT,
         first: list[bytes] | None = None,
     ) -> bool:
         """Take a slot for a stream, answering a refusal as SGLang does: 200, error, [DONE].
@@ -1095,14 +1095,14 @@ class SimEngine:
         """
         early = self.config.server_info == "vllm"
         if early:
-            await self._start(send, record, 200, _SSE_HEADERS)
+            await self._start(send, record, 200, SSE_HEADERS)
             for event in first or ():
-                await _send_more(send, event)
+                await send_more(send, event)
         try:
             await self._acquire(job.priority, job.n)
-        except _Refused as refused:
+        except Refused as refused:
             if not early:
-                await self._start(send, record, 200, _SSE_HEADERS)
+                await self._start(send, record, 200, SSE_HEADERS)
             event = surface.error_event(
                 surface.shape(self), 503, refused.message, refused.code, len(first or ())
             )
@@ -1110,23 +1110,23 @@ class SimEngine:
             return False
         return True
 
-    def _chat_events(self, job: _Job) -> list[tuple[bytes, bool]]:
+    def _chat_events(self, job: Job) -> list[tuple[bytes, bool]]:
         """A chat or completion stream's events, each marked whether it is a generated token."""
         base = self._stream_base(job)
         if job.turn is not None:
-            return _chat_turn_events(job, base)
-        first, rest, final = _chunk_frames(base, job)
+            return chat_turn_events(job, base)
+        first, rest, final = chunk_frames(base, job)
         events = [
-            ((first if i == 0 else rest)[0] + _tok_json[i] + (first if i == 0 else rest)[1], True)
+            ((first if i == 0 else rest)[0] + token_json[i] + (first if i == 0 else rest)[1], True)
             for i in range(job.n)
         ]
         events.append((final, False))
         if job.usage_chunk:
-            events.append((_usage_event(base, job), False))
+            events.append((usage_event(base, job), False))
         return events
 
     async def _stream_events(
-        self, send: Send, record: _Record, job: _Job, delay: float, surface: _Surface
+        self, send: Send, record: Record, job: Job, delay: float, surface: Surface
     ) -> bytes | None:
         """Send a surface's stream events, `delay` before each generated one; not its tail."""
         events = surface.events(self, job)
@@ -1145,32 +1145,32 @@ class SimEngine:
                     elif not count & 63:
                         await asyncio.sleep(0)  # why: see _stream
                 if not started:
-                    await self._start(send, record, 200, _SSE_HEADERS)
+                    await self._start(send, record, 200, SSE_HEADERS)
                     started = True
-                await _send_more(send, event)
+                await send_more(send, event)
             surface.sent(self, job)
         finally:
             self._release()
         return None
 
-    async def _stream(self, send: Send, record: _Record, job: _Job, delay: float) -> bytes | None:
+    async def _stream(self, send: Send, record: Record, job: Job, delay: float) -> bytes | None:
         """Send one SSE chunk per token, the finish chunk and the usage chunk; not [DONE]."""
         if not await self._stream_admitted(send, record, job):
             return None
         try:
             base = self._stream_base(job)
-            first, rest, final = _chunk_frames(base, job)
+            first, rest, final = chunk_frames(base, job)
             started = record.status is not None
             if job.n:
                 if delay > 0:
                     await asyncio.sleep(delay)
                 if not started:
-                    await self._start(send, record, 200, _SSE_HEADERS)
+                    await self._start(send, record, 200, SSE_HEADERS)
                 head, tail = first
                 await send(
                     {
                         "type": "http.response.body",
-                        "body": head + _tok_json[0] + tail,
+                        "body": head + token_json[0] + tail,
                         "more_body": True,
                     }
                 )
@@ -1186,18 +1186,18 @@ class SimEngine:
                     await send(
                         {
                             "type": "http.response.body",
-                            "body": head + _tok_json[i] + tail,
+                            "body": head + token_json[i] + tail,
                             "more_body": True,
                         }
                     )
             elif not started:
-                await self._start(send, record, 200, _SSE_HEADERS)
+                await self._start(send, record, 200, SSE_HEADERS)
             await send({"type": "http.response.body", "body": final, "more_body": True})
             if job.usage_chunk:
                 await send(
                     {
                         "type": "http.response.body",
-                        "body": _usage_event(base, job),
+                        "body": usage_event(base, job),
                         "more_body": True,
                     }
                 )
@@ -1209,11 +1209,11 @@ class SimEngine:
 
     async def _not_served(self, send: Send) -> None:
         """What an engine without the surface answers: 404, as for any unknown path."""
-        await _send_bytes(send, 404, _error_body("Not found", "invalid_request_error", "not_found"))
+        await send_bytes(send, 404, error_body("Not found", "invalid_request_error", "not_found"))
 
     async def _open_surface(
-        self, scope: Scope, receive: Receive, send: Send, surface: _Surface
-    ) -> tuple[_Record, dict[str, Any]] | None:
+        self, scope: Scope, receive: Receive, send: Send, surface: Surface
+    ) -> tuple[Record, dict[str, Any]] | None:
         """_open for a surface that checks its own body and answers in its own envelope.
 
         The record it returns is open: the caller must _leave it when its answer ends.
@@ -1227,26 +1227,26 @@ class SimEngine:
         await self._refuse(send, record, error)
         return None
 
-    def _unknown_model(self, surface: _Surface, model: str) -> tuple[int, bytes] | None:
+    def _unknown_model(self, surface: Surface, model: str) -> tuple[int, bytes] | None:
         if model in self.config.models:
             return None
-        if surface is _MESSAGES:
+        if surface is MESSAGES:
             if self.config.server_info == "vllm":
                 message = f"The model `{model}` does not exist."
-                return 404, _anthropic_error("anthropic-vllm", 404, message)
-            return 404, _anthropic_error("anthropic", 404, f"model: {model}")
+                return 404, anthropic_error("anthropic-vllm", 404, message)
+            return 404, anthropic_error("anthropic", 404, f"model: {model}")
         message = f"The model '{model}' does not exist"
-        return 404, _error_body(message, "invalid_request_error", "model_not_found", "model")
+        return 404, error_body(message, "invalid_request_error", "model_not_found", "model")
 
     async def _generation(
         self,
         receive: Receive,
         send: Send,
-        record: _Record,
-        job: _Job,
+        record: Record,
+        job: Job,
         stream: bool,
         text: str | None,
-        surface: _Surface,
+        surface: Surface,
     ) -> None:
         """Run a surface's generation: its fault if `text` asks for one, else its answer."""
         delay = self.config.token_delay
@@ -1270,7 +1270,7 @@ class SimEngine:
 
     async def _messages(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._serve_surface(
-            scope, receive, send, _MESSAGES, self.config.messages, self._run_messages
+            scope, receive, send, MESSAGES, self.config.messages, self._run_messages
         )
 
     async def _serve_surface(
@@ -1278,9 +1278,9 @@ class SimEngine:
         scope: Scope,
         receive: Receive,
         send: Send,
-        surface: _Surface,
+        surface: Surface,
         served: bool,
-        run: Callable[[Receive, Send, _Record, dict[str, Any]], Awaitable[None]],
+        run: Callable[[Receive, Send, Record, dict[str, Any]], Awaitable[None]],
     ) -> None:
         """A request to Messages or Responses: a 404 where the engine does not serve it, else
         `run` on its open record, closed whichever way `run` ends."""
@@ -1297,32 +1297,32 @@ class SimEngine:
             self._leave(record)
 
     async def _run_messages(
-        self, receive: Receive, send: Send, record: _Record, body: dict[str, Any]
+        self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
     ) -> None:
         cfg = self.config
         vllm = cfg.server_info == "vllm"
-        problem = _messages_problem(body, count=False)
+        problem = messages_problem(body, count=False)
         if problem is not None:
-            await self._finish(send, record, 400, _MESSAGES.invalid(self, problem))
+            await self._finish(send, record, 400, MESSAGES.invalid(self, problem))
             return
-        unknown = self._unknown_model(_MESSAGES, body["model"])
+        unknown = self._unknown_model(MESSAGES, body["model"])
         if unknown is not None:
             await self._finish(send, record, *unknown)
             return
         try:
             turn = self._messages_turn(body)
-        except _BadTurn as exc:
-            await self._finish(send, record, 400, _MESSAGES.invalid(self, str(exc)))
+        except BadTurn as exc:
+            await self._finish(send, record, 400, MESSAGES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = _TurnJob(
+        job = TurnJob(
             chat=True,
             model=body["model"],
             n=turn.generated,
             finish=turn.finish,
-            prompt_tokens=_messages_prompt(body),
+            prompt_tokens=messages_prompt(body),
             # vLLM's Anthropic request has no priority: the chat request it becomes runs at 0.
-            priority=None if vllm else _priority_of(body),
+            priority=None if vllm else priority_of(body),
             usage_chunk=False,
             cached=cfg.cached_tokens,
             turn=turn,
@@ -1331,10 +1331,10 @@ class SimEngine:
         )
         stream = body.get("stream") is True
         await self._generation(
-            receive, send, record, job, stream, faults.directive_text(body), _MESSAGES
+            receive, send, record, job, stream, faults.directive_text(body), MESSAGES
         )
 
-    def _messages_turn(self, body: dict[str, Any]) -> _Turn:
+    def _messages_turn(self, body: dict[str, Any]) -> Turn:
         cfg = self.config
         tools = [(tool["name"], tool.get("input_schema")) for tool in body.get("tools") or ()]
         choice = body.get("tool_choice") or {"type": "auto"}
@@ -1343,13 +1343,13 @@ class SimEngine:
         self._seq += 1
         base = self._seq
         prefix = "chatcmpl-tool-sim" if cfg.server_info == "vllm" else "toolu_sim"
-        return _plan_turn(
+        return plan_turn(
             tokens=max(cfg.tokens, 0),
             tools=tools,
             mode=mode,
             named=choice.get("name"),
-            tool_result=_anthropic_tool_result(messages[-1]) if messages else None,
-            user_text=_last_user_text(messages),
+            tool_result=anthropic_tool_result(messages[-1]) if messages else None,
+            user_text=last_user_text(messages),
             limit=body["max_tokens"],
             stops=body.get("stop_sequences") or [],
             calls=1 if choice.get("disable_parallel_tool_use") is True else cfg.tool_calls,
@@ -1360,24 +1360,24 @@ class SimEngine:
         if not self.config.messages:
             await self._not_served(send)
             return
-        opened = await self._open_surface(scope, receive, send, _MESSAGES)
+        opened = await self._open_surface(scope, receive, send, MESSAGES)
         if opened is None:
             return
         record, body = opened
         try:
-            problem = _messages_problem(body, count=True)
+            problem = messages_problem(body, count=True)
             if problem is not None:
-                await self._finish(send, record, 400, _MESSAGES.invalid(self, problem))
+                await self._finish(send, record, 400, MESSAGES.invalid(self, problem))
                 return
-            unknown = self._unknown_model(_MESSAGES, body["model"])
+            unknown = self._unknown_model(MESSAGES, body["model"])
             if unknown is not None:
                 await self._finish(send, record, *unknown)
                 return
-            count = _messages_prompt(body)
+            count = messages_prompt(body)
             answer: dict[str, Any] = {"input_tokens": count}
             if self.config.server_info == "vllm":
                 answer["context_management"] = {"original_input_tokens": count}
-            payload = _encode(answer).encode()
+            payload = encode(answer).encode()
             # Counting runs no generation, so it takes no slot, even under a fault.
             if self.config.directives and await self._with_fault(
                 receive,
@@ -1386,8 +1386,8 @@ class SimEngine:
                 faults.directive_text(body),
                 False,
                 None,
-                lambda wait: _after(wait, payload),
-                _MESSAGES,
+                lambda wait: delayed(wait, payload),
+                MESSAGES,
             ):
                 return
             await self._finish(send, record, 200, payload)
@@ -1396,18 +1396,18 @@ class SimEngine:
 
     async def _responses(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._serve_surface(
-            scope, receive, send, _RESPONSES, self.config.responses, self._run_responses
+            scope, receive, send, RESPONSES, self.config.responses, self._run_responses
         )
 
     async def _run_responses(
-        self, receive: Receive, send: Send, record: _Record, body: dict[str, Any]
+        self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
     ) -> None:
         cfg = self.config
-        problem = _responses_problem(body)
+        problem = responses_problem(body)
         if problem is not None:
-            await self._finish(send, record, 400, _RESPONSES.invalid(self, problem))
+            await self._finish(send, record, 400, RESPONSES.invalid(self, problem))
             return
-        unknown = self._unknown_model(_RESPONSES, body["model"])
+        unknown = self._unknown_model(RESPONSES, body["model"])
         if unknown is not None:
             await self._finish(send, record, *unknown)
             return
@@ -1419,20 +1419,20 @@ class SimEngine:
                 await self._finish(send, record, *self._no_previous(previous))
                 return
             earlier = stored
-        items = _response_items(body["input"])
+        items = response_items(body["input"])
         try:
             turn = self._responses_turn(body, items)
-        except _BadTurn as exc:
-            await self._finish(send, record, 400, _RESPONSES.invalid(self, str(exc)))
+        except BadTurn as exc:
+            await self._finish(send, record, 400, RESPONSES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = _TurnJob(
+        job = TurnJob(
             chat=True,
             model=body["model"],
             n=turn.generated,
             finish=turn.finish,
-            prompt_tokens=max(earlier + _responses_prompt(body, items), 1),
-            priority=_priority_of(body),
+            prompt_tokens=max(earlier + responses_prompt(body, items), 1),
+            priority=priority_of(body),
             usage_chunk=False,
             cached=cfg.cached_tokens,
             turn=turn,
@@ -1443,12 +1443,12 @@ class SimEngine:
         last = items[-1] if items else None
         text = None
         if last is not None and last.get("role") == "user":
-            text = _text_of(last.get("content"))
+            text = text_of(last.get("content"))
         await self._generation(
-            receive, send, record, job, body.get("stream") is True, text, _RESPONSES
+            receive, send, record, job, body.get("stream") is True, text, RESPONSES
         )
 
-    def _responses_turn(self, body: dict[str, Any], items: list[dict[str, Any]]) -> _Turn:
+    def _responses_turn(self, body: dict[str, Any], items: list[dict[str, Any]]) -> Turn:
         cfg = self.config
         tools = [
             (tool["name"], tool.get("parameters"))
@@ -1464,16 +1464,16 @@ class SimEngine:
         last = items[-1] if items else None
         tool_result = None
         if last is not None and last.get("type") == "function_call_output":
-            tool_result = _text_of(last.get("output"), ("input_text", "output_text", "text"))
+            tool_result = text_of(last.get("output"), ("input_text", "output_text", "text"))
         self._seq += 1
         base = self._seq
-        return _plan_turn(
+        return plan_turn(
             tokens=max(cfg.tokens, 0),
             tools=tools,
             mode=mode,
             named=named,
             tool_result=tool_result,
-            user_text=_last_user_text(items),
+            user_text=last_user_text(items),
             limit=body.get("max_output_tokens"),
             stops=[],
             calls=cfg.tool_calls if body.get("parallel_tool_calls") is not False else 1,
@@ -1485,17 +1485,17 @@ class SimEngine:
         shape = self._shape()
         if shape == "openai":
             message = f"Previous response with id '{previous}' not found."
-            return 400, _error_body(
+            return 400, error_body(
                 message,
                 "invalid_request_error",
                 "previous_response_not_found",
                 "previous_response_id",
             )
-        inner = _error_inner(shape, 404, f"Response with id '{previous}' not found.", "")
+        inner = error_inner(shape, 404, f"Response with id '{previous}' not found.", "")
         inner["type"], inner["param"] = "invalid_request_error", "response_id"
-        return 404, _encode({"error": inner} if shape == "vllm" else inner).encode()
+        return 404, encode({"error": inner} if shape == "vllm" else inner).encode()
 
-    def _keep(self, job: _Job) -> None:
+    def _keep(self, job: Job) -> None:
         """Store a response for previous_response_id: its conversation's tokens so far."""
         if not job.store or job.turn is None:
             return
@@ -1509,12 +1509,12 @@ class SimEngine:
         self,
         receive: Receive,
         send: Send,
-        record: _Record,
+        record: Record,
         text: str | None,
         stream: bool,
-        job: _Job | None,
+        job: Job | None,
         whole: Callable[[float], Coroutine[Any, Any, bytes]],
-        surface: _Surface = _CHAT,
+        surface: Surface = CHAT,
     ) -> bool:
         """Answer as the [[sim:...]] directive `text` starts with asks; False when it has none.
 
@@ -1534,10 +1534,10 @@ class SimEngine:
         except faults.DirectiveError as exc:
             if record.status is not None:
                 raise
-            if surface is _MESSAGES:
-                error = _anthropic_error(surface.shape(self), 400, str(exc))
+            if surface is MESSAGES:
+                error = anthropic_error(surface.shape(self), 400, str(exc))
             else:
-                error = _error_body(str(exc), "invalid_request_error", "invalid_sim_directive")
+                error = error_body(str(exc), "invalid_request_error", "invalid_sim_directive")
             await self._finish(send, record, 400, error)
         return True
 
@@ -1545,12 +1545,12 @@ class SimEngine:
         self,
         receive: Receive,
         send: Send,
-        record: _Record,
+        record: Record,
         fault: faults.Directive,
         stream: bool,
-        job: _Job | None,
+        job: Job | None,
         whole: Callable[[float], Coroutine[Any, Any, bytes]],
-        surface: _Surface,
+        surface: Surface,
     ) -> None:
         """Answer as the directive asks (see the table of sim faults above)."""
         name = fault.fault
@@ -1561,7 +1561,7 @@ class SimEngine:
             await self._finish(send, record, code, surface.error(shape, code, message, "sim_fault"))
         elif name == "html":
             code = fault.integer("code", 500, 400, 599)
-            page = _HTML_PAGE.format(code=code, phrase=HTTPStatus(code).phrase).encode()
+            page = HTML_PAGE.format(code=code, phrase=HTTPStatus(code).phrase).encode()
             await self._finish(send, record, code, page, b"text/html; charset=utf-8")
         elif name == "redirect":
             code = fault.integer("code", 302, 300, 399)
@@ -1572,10 +1572,10 @@ class SimEngine:
             record.finished = time.time()
         elif name in ("queue-full", "evicted"):
             shape = fault.choice("shape", surface.shape(self), surface.shapes)
-            refused = _Refused(QUEUE_FULL if name == "queue-full" else EVICTED)
+            refused = Refused(QUEUE_FULL if name == "queue-full" else EVICTED)
             message, error_code = refused.message, refused.code
             if stream:
-                await self._start(send, record, 200, _SSE_HEADERS)
+                await self._start(send, record, 200, SSE_HEADERS)
                 event = surface.error_event(shape, 503, message, error_code, 0)
                 await send({"type": "http.response.body", "body": event, "more_body": True})
                 await send({"type": "http.response.body", "body": surface.tail})
@@ -1584,11 +1584,11 @@ class SimEngine:
                 body = surface.error(shape, 503, message, error_code)
                 await self._finish(send, record, 503, body)
         elif name == "bad-json":
-            await self._finish(send, record, 200, _NOT_JSON)
+            await self._finish(send, record, 200, NOT_JSON)
         elif name == "reset":
-            await _drop_before_any_byte(send)
+            await drop_before_any_byte(send)
         elif name == "hang":
-            await self._guarded(receive, send, record, _forever(), surface)
+            await self._guarded(receive, send, record, forever(), surface)
         elif name == "slow":
             slow = fault.number("delay", 0.05, 0.0, 60.0)
             if stream and job is not None:
@@ -1612,12 +1612,12 @@ class SimEngine:
     async def _broken_stream(
         self,
         send: Send,
-        record: _Record,
-        job: _Job,
+        record: Record,
+        job: Job,
         delay: float,
         name: str,
         after: int,
-        surface: _Surface,
+        surface: Surface,
     ) -> bytes | None:
         """A stream that goes wrong after `after` token events, as `name` says.
 
@@ -1636,27 +1636,27 @@ class SimEngine:
             # An event without its blank line needs a next one to run into.
             after = min(lead + after, len(events) - 1 if name == "no-blank" else len(events))
             if record.status is None:
-                await self._start(send, record, 200, _SSE_HEADERS)
+                await self._start(send, record, 200, SSE_HEADERS)
             for i, event in enumerate(events):
                 if i == after:
                     if name == "hang-mid":
-                        await _forever()
+                        await forever()
                     if name == "cut":
-                        raise _Drop
+                        raise Drop
                     if name == "garbage":
-                        await _send_more(send, _GARBAGE)
+                        await send_more(send, GARBAGE)
                     if name == "no-blank":
                         event = event[:-1]
                 if delay > 0 and marked[early + i][1]:
                     await asyncio.sleep(delay)
-                await _send_more(send, event)
+                await send_more(send, event)
             if after == len(events):
                 if name == "hang-mid":
-                    await _forever()
+                    await forever()
                 if name == "cut":
-                    raise _Drop
+                    raise Drop
                 if name == "garbage":
-                    await _send_more(send, _GARBAGE)
+                    await send_more(send, GARBAGE)
         finally:
             self._release()
         return None
@@ -1664,7 +1664,7 @@ class SimEngine:
     async def _broken_whole(
         self,
         send: Send,
-        record: _Record,
+        record: Record,
         whole: Coroutine[Any, Any, bytes],
         name: str,
         after: int,
@@ -1673,12 +1673,12 @@ class SimEngine:
         payload = await whole
         if not 0 <= after <= len(payload):
             after = len(payload) // 2
-        headers = [(b"content-type", _JSON), (b"content-length", b"%d" % len(payload))]
+        headers = [(b"content-type", JSON_TYPE), (b"content-length", b"%d" % len(payload))]
         await self._start(send, record, 200, headers)
         await send({"type": "http.response.body", "body": payload[:after], "more_body": True})
         if name == "cut":
-            raise _Drop
-        await _forever()
+            raise Drop
+        await forever()
         return None
 
     # -- embeddings --
@@ -1694,7 +1694,7 @@ class SimEngine:
             self._leave(record)
 
     async def _run_embeddings(
-        self, receive: Receive, send: Send, record: _Record, body: dict[str, Any], model: str
+        self, receive: Receive, send: Send, record: Record, body: dict[str, Any], model: str
     ) -> None:
         value = body.get("input")
         items: list[Any]
@@ -1713,7 +1713,7 @@ class SimEngine:
                 send,
                 record,
                 400,
-                _error_body(
+                error_body(
                     "input must be a string or a list of strings",
                     "invalid_request_error",
                     "invalid_input",
@@ -1721,7 +1721,7 @@ class SimEngine:
                 ),
             )
             return
-        priority = _priority_of(body)
+        priority = priority_of(body)
         if self.config.directives and await self._with_fault(
             receive,
             send,
@@ -1734,7 +1734,7 @@ class SimEngine:
             return
         if self._try_acquire():
             try:
-                payload = _embeddings_body(model, items)
+                payload = embeddings_body(model, items)
             finally:
                 self._release()
             await self._finish(send, record, 200, payload)
@@ -1748,6 +1748,6 @@ class SimEngine:
         try:
             if delay > 0:
                 await asyncio.sleep(delay)
-            return _embeddings_body(model, items)
+            return embeddings_body(model, items)
         finally:
             self._release()

@@ -9,29 +9,29 @@ from typing import TYPE_CHECKING, Any
 from gateway.sim.config import ERROR_SHAPES
 from gateway.sim.errors import (
     ANTHROPIC_SHAPES,
-    _anthropic_error,
-    _error_body,
-    _vllm_validation_error,
+    anthropic_error,
+    error_body,
     shaped_error,
     shaped_error_event,
+    vllm_validation_error,
 )
-from gateway.sim.messages import _message_body, _message_events
-from gateway.sim.responses import _response_error_event, _response_events, _response_object
-from gateway.sim.wire import _DONE, _encode
+from gateway.sim.messages import message_body, message_events
+from gateway.sim.responses import response_error_event, response_events, response_object
+from gateway.sim.wire import DONE, encode
 
 if TYPE_CHECKING:
     from gateway.core.asgi import Send
     from gateway.sim.engine import SimEngine
-    from gateway.sim.jobs import _Job, _Record
+    from gateway.sim.jobs import Job, Record
 
 
 # -- surfaces: one generation, each API's dialect --
 
 
-class _Surface:
+class Surface:
     """How one API renders a generation, its errors and its stream's end (chat: the default)."""
 
-    tail = _DONE
+    tail = DONE
     shapes: tuple[str, ...] = ERROR_SHAPES
 
     def shape(self, engine: SimEngine) -> str:
@@ -44,23 +44,23 @@ class _Surface:
         return shaped_error_event(shape, status, message, code)
 
     def invalid(self, engine: SimEngine, message: str) -> bytes:
-        return _error_body(message, "invalid_request_error", "invalid_request")
+        return error_body(message, "invalid_request_error", "invalid_request")
 
     def early(self, engine: SimEngine) -> int:
         """How many of a stream's first events go out before its request is admitted."""
         return 0
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
+    def whole(self, engine: SimEngine, job: Job) -> bytes:
         return engine._whole(job)
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
+    def events(self, engine: SimEngine, job: Job) -> list[tuple[bytes, bool]]:
         return engine._chat_events(job)
 
-    def sent(self, engine: SimEngine, job: _Job) -> None:
+    def sent(self, engine: SimEngine, job: Job) -> None:
         """Called once a stream's last event went out."""
 
     def stream(
-        self, engine: SimEngine, send: Send, record: _Record, job: _Job, delay: float
+        self, engine: SimEngine, send: Send, record: Record, job: Job, delay: float
     ) -> Coroutine[Any, Any, bytes | None]:
         # Only a plain chat job has no turn; every other streams its surface's events.
         if job.turn is None:
@@ -68,7 +68,7 @@ class _Surface:
         return engine._stream_events(send, record, job, delay, self)
 
 
-class _Messages(_Surface):
+class _Messages(Surface):
     tail = b""
     shapes = ANTHROPIC_SHAPES + ERROR_SHAPES
 
@@ -77,55 +77,55 @@ class _Messages(_Surface):
 
     def error(self, shape: str, status: int, message: str, code: str) -> bytes:
         if shape in ANTHROPIC_SHAPES:
-            return _anthropic_error(shape, status, message)
+            return anthropic_error(shape, status, message)
         return shaped_error(shape, status, message, code)
 
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
         if shape in ANTHROPIC_SHAPES:
-            return b"event: error\ndata: " + _anthropic_error(shape, status, message) + b"\n\n"
+            return b"event: error\ndata: " + anthropic_error(shape, status, message) + b"\n\n"
         return shaped_error_event(shape, status, message, code)
 
     def invalid(self, engine: SimEngine, message: str) -> bytes:
         if engine.config.server_info == "vllm":
-            return _vllm_validation_error(engine._shape(), message)
-        return _anthropic_error("anthropic", 400, message)
+            return vllm_validation_error(engine._shape(), message)
+        return anthropic_error("anthropic", 400, message)
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
-        return _message_body(job, engine.config.server_info == "vllm")
+    def whole(self, engine: SimEngine, job: Job) -> bytes:
+        return message_body(job, engine.config.server_info == "vllm")
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
-        return _message_events(job, engine.config.server_info == "vllm")
+    def events(self, engine: SimEngine, job: Job) -> list[tuple[bytes, bool]]:
+        return message_events(job, engine.config.server_info == "vllm")
 
 
-class _Responses(_Surface):
+class _Responses(Surface):
     tail = b""
 
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
-        return _response_error_event(message, code, number)
+        return response_error_event(message, code, number)
 
     def invalid(self, engine: SimEngine, message: str) -> bytes:
         # vLLM's and SGLang's handlers answer /v1/responses in the nested envelope.
         if engine.config.server_info in ("vllm", "sglang"):
-            return _vllm_validation_error("vllm", message)
-        return _error_body(message, "invalid_request_error", "invalid_request")
+            return vllm_validation_error("vllm", message)
+        return error_body(message, "invalid_request_error", "invalid_request")
 
     def early(self, engine: SimEngine) -> int:
         # vLLM yields response.created and .in_progress before it iterates the engine.
         return 2 if engine.config.server_info == "vllm" else 0
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
+    def whole(self, engine: SimEngine, job: Job) -> bytes:
         engine._keep(job)
-        return _encode(_response_object(job, int(time.time()), done=True)).encode()
+        return encode(response_object(job, int(time.time()), done=True)).encode()
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
-        return _response_events(job, int(time.time()), engine.config.server_info == "vllm")
+    def events(self, engine: SimEngine, job: Job) -> list[tuple[bytes, bool]]:
+        return response_events(job, int(time.time()), engine.config.server_info == "vllm")
 
-    def sent(self, engine: SimEngine, job: _Job) -> None:
+    def sent(self, engine: SimEngine, job: Job) -> None:
         engine._keep(job)
 
 
-_CHAT = _Surface()
+CHAT = Surface()
 
-_MESSAGES = _Messages()
+MESSAGES = _Messages()
 
-_RESPONSES = _Responses()
+RESPONSES = _Responses()
