@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import turn_of, usage_event
+from gateway.sim.jobs import Job, turn_of, usage_event
 from gateway.sim.text import token_texts
+from gateway.sim.turns import Turn
 from gateway.sim.wire import encode
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import Job
-    from gateway.sim.turns import Turn
 
 
 def _chat_finish(turn: Turn) -> str:

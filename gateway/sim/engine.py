@@ -231,8 +231,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import asdict
 from http import HTTPStatus
 from json.encoder import encode_basestring_ascii
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gateway.core.asgi import Receive, Scope, Send
 from gateway.sim import faults
 from gateway.sim.chat import chat_body, chat_turn_events
 from gateway.sim.config import (
@@ -255,7 +256,7 @@ from gateway.sim.errors import SHUTTING_DOWN, Refused, anthropic_error, error_bo
 from gateway.sim.jobs import Job, Record, TurnJob, chunk_frames, priority_of, usage_event
 from gateway.sim.messages import anthropic_tool_result, messages_problem, messages_prompt
 from gateway.sim.responses import response_items, responses_problem, responses_prompt
-from gateway.sim.surfaces import CHAT, MESSAGES, RESPONSES
+from gateway.sim.surfaces import CHAT, MESSAGES, RESPONSES, Surface
 from gateway.sim.text import (
     CHAT_BODY,
     TEXT_BODY,
@@ -267,6 +268,7 @@ from gateway.sim.text import (
 )
 from gateway.sim.turns import (
     BadTurn,
+    Turn,
     int_or_none,
     last_user_text,
     plan_turn,
@@ -281,6 +283,7 @@ from gateway.sim.wire import (
     SSE_HEADERS,
     Disconnected,
     Drop,
+    Handler,
     decode,
     delayed,
     drop_before_any_byte,
@@ -290,12 +293,6 @@ from gateway.sim.wire import (
     send_bytes,
     send_more,
 )
-
-if TYPE_CHECKING:
-    from gateway.core.asgi import Receive, Scope, Send
-    from gateway.sim.surfaces import Surface
-    from gateway.sim.turns import Turn
-    from gateway.sim.wire import Handler
 
 
 class SimEngine:
@@ -442,7 +439,7 @@ class SimEngine:
 
     # -- the imitated engine --
 
-    def _shape(self) -> str:
+    def error_shape(self) -> str:
         style = self.config.server_info
         if style == "sglang":
             return "sglang"
@@ -910,16 +907,16 @@ class SimEngine:
             # The instant engine's hot path: no waiting, no watcher task, no sleep.
             if not stream and delay <= 0 and self._try_acquire():
                 try:
-                    payload = self._whole(job)
+                    payload = self.chat_whole(job)
                 finally:
                     self._release()
                 await self._finish(send, record, 200, payload)
                 return
             if stream:
                 run = (
-                    self._stream(send, record, job, delay)
+                    self.stream_tokens(send, record, job, delay)
                     if job.turn is None
-                    else self._stream_events(send, record, job, delay, CHAT)
+                    else self.stream_events(send, record, job, delay, CHAT)
                 )
                 await self._guarded(receive, send, record, run)
             else:
@@ -970,7 +967,7 @@ class SimEngine:
         try:
             if delay > 0 and job.n:
                 await asyncio.sleep(delay * job.n)
-            return self._whole(job) if surface is None else surface.whole(self, job)
+            return self.chat_whole(job) if surface is None else surface.whole(self, job)
         finally:
             self._release()
 
@@ -1054,7 +1051,7 @@ class SimEngine:
                 task.cancel()
                 return
 
-    def _whole(self, job: Job) -> bytes:
+    def chat_whole(self, job: Job) -> bytes:
         self._seq += 1
         if job.turn is not None or job.cached is not None:
             return chat_body(job, self._seq)
@@ -1110,7 +1107,7 @@ class SimEngine:
             return False
         return True
 
-    def _chat_events(self, job: Job) -> list[tuple[bytes, bool]]:
+    def chat_events(self, job: Job) -> list[tuple[bytes, bool]]:
         """A chat or completion stream's events, each marked whether it is a generated token."""
         base = self._stream_base(job)
         if job.turn is not None:
@@ -1125,7 +1122,7 @@ class SimEngine:
             events.append((usage_event(base, job), False))
         return events
 
-    async def _stream_events(
+    async def stream_events(
         self, send: Send, record: Record, job: Job, delay: float, surface: Surface
     ) -> bytes | None:
         """Send a surface's stream events, `delay` before each generated one; not its tail."""
@@ -1143,7 +1140,7 @@ class SimEngine:
                     if delay > 0:
                         await asyncio.sleep(delay)
                     elif not count & 63:
-                        await asyncio.sleep(0)  # why: see _stream
+                        await asyncio.sleep(0)  # why: see stream_tokens
                 if not started:
                     await self._start(send, record, 200, SSE_HEADERS)
                     started = True
@@ -1153,7 +1150,9 @@ class SimEngine:
             self._release()
         return None
 
-    async def _stream(self, send: Send, record: Record, job: Job, delay: float) -> bytes | None:
+    async def stream_tokens(
+        self, send: Send, record: Record, job: Job, delay: float
+    ) -> bytes | None:
         """Send one SSE chunk per token, the finish chunk and the usage chunk; not [DONE]."""
         if not await self._stream_admitted(send, record, job):
             return None
@@ -1263,7 +1262,7 @@ class SimEngine:
             return
         run: Coroutine[Any, Any, bytes | None]
         if stream:
-            run = self._stream_events(send, record, job, delay, surface)
+            run = self.stream_events(send, record, job, delay, surface)
         else:
             run = self._generate(job, delay, surface)
         await self._guarded(receive, send, record, run, surface)
@@ -1482,7 +1481,7 @@ class SimEngine:
 
     def _no_previous(self, previous: str) -> tuple[int, bytes]:
         """An unknown previous_response_id: vLLM's 404 (responses/serving.py), OpenAI's 400."""
-        shape = self._shape()
+        shape = self.error_shape()
         if shape == "openai":
             message = f"Previous response with id '{previous}' not found."
             return 400, error_body(
@@ -1495,7 +1494,7 @@ class SimEngine:
         inner["type"], inner["param"] = "invalid_request_error", "response_id"
         return 404, encode({"error": inner} if shape == "vllm" else inner).encode()
 
-    def _keep(self, job: Job) -> None:
+    def keep_response(self, job: Job) -> None:
         """Store a response for previous_response_id: its conversation's tokens so far."""
         if not job.store or job.turn is None:
             return

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gateway.sim.turns import Turn
 from gateway.sim.wire import HOLE, HOLE_JSON, encode
-
-if TYPE_CHECKING:
-    from gateway.sim.turns import Turn
-
 
 # -- chat completions with a turn (tools or stop): the slow path, encoded generically --
 

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import turn_of
+from gateway.sim.jobs import Job, turn_of
 from gateway.sim.text import count_words
-from gateway.sim.turns import int_or_none, text_of
+from gateway.sim.turns import Turn, int_or_none, text_of
 from gateway.sim.wire import encode, sse
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import Job
-    from gateway.sim.turns import Turn
 
 
 def _anthropic_usage(job: Job, output: int, vllm: bool) -> dict[str, int]:

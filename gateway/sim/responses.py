@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import turn_of
+from gateway.sim.jobs import Job, turn_of
 from gateway.sim.text import count_words
-from gateway.sim.turns import int_or_none
+from gateway.sim.turns import Call, int_or_none
 from gateway.sim.wire import sse
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import Job
-    from gateway.sim.turns import Call
-
 
 # -- OpenAI's Responses API --
 
