@@ -5,6 +5,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
+from gateway.core.answers import error_type
 from gateway.sim.config import QUEUE_FULL
 from gateway.sim.wire import encode
 
@@ -64,29 +65,13 @@ def _error_type(status: int) -> str:
     return "invalid_request_error"
 
 
-# Anthropic's error types by status (its API reference, "Errors"); other 5xx are api_error.
-_ANTHROPIC_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    503: "overloaded_error",
-    529: "overloaded_error",
-}
-
 ANTHROPIC_SHAPES = ("anthropic", "anthropic-vllm")
 
 
 def anthropic_error(shape: str, status: int, message: str) -> bytes:
     """Anthropic's envelope; vLLM names the error by its class (anthropic/api_router.py)."""
-    if shape == "anthropic-vllm":
-        type_ = _vllm_type(status)
-    else:
-        type_ = _ANTHROPIC_TYPES.get(
-            status, "api_error" if status >= 500 else "invalid_request_error"
-        )
+    # Anthropic's type by status: the gateway's one table of them (its API reference, "Errors").
+    type_ = _vllm_type(status) if shape == "anthropic-vllm" else error_type(status)
     return encode({"type": "error", "error": {"type": type_, "message": message}}).encode()
 
 
