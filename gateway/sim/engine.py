@@ -237,12 +237,10 @@ from gateway.core.asgi import Receive, Scope, Send
 from gateway.sim import faults
 from gateway.sim.chat import chat_body, chat_turn_events
 from gateway.sim.config import (
-    _FIELD_TYPES,
     EVICTED,
     OWNER,
     OWNERS,
     QUEUE_FULL,
-    SERVER_INFO_STYLES,
     SGLANG_NO_PRIORITY_RANK,
     SGLANG_PRIORITY_POLICIES,
     SGLANG_PRIORITY_SINCE,
@@ -250,6 +248,7 @@ from gateway.sim.config import (
     SIM_VERSION,
     VLLM_NESTED_ERRORS_SINCE,
     SimConfig,
+    check_setting,
     parse_version,
 )
 from gateway.sim.errors import SHUTTING_DOWN, Refused, anthropic_error, error_body, error_inner
@@ -392,30 +391,9 @@ class SimEngine:
 
     def configure(self, **changes: Any) -> dict[str, Any]:
         """Update config fields plus `fail_next`/`fail_status`; returns the resulting state."""
-        for name, value in changes.items():
-            if name in ("fail_next", "fail_status"):
-                if not isinstance(value, int) or isinstance(value, bool):
-                    raise ValueError(f"{name} must be an integer")
-                if name == "fail_status" and not 400 <= value <= 599:
-                    raise ValueError("fail_status must be an HTTP error status (400-599)")
-                continue
-            types = _FIELD_TYPES.get(name)
-            if types is None:
-                raise ValueError(f"unknown sim setting {name!r}")
-            # bool is an int subclass, yet `"slots": true` is a mistake worth reporting.
-            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-                raise ValueError(f"{name} has the wrong type")
-            if isinstance(value, list) and not all(isinstance(m, str) for m in value):
-                raise ValueError("models must be a list of strings")
-            if name == "server_info" and value not in SERVER_INFO_STYLES:
-                raise ValueError(f"server_info must be one of {', '.join(SERVER_INFO_STYLES)}")
-            if name in ("sglang_version", "vllm_version"):
-                parse_version(str(value))
-            if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-                raise ValueError(f"{name} cannot be negative")
-            if name == "tool_calls" and isinstance(value, int) and value < 1:
-                raise ValueError("tool_calls must be at least 1")
         # Validate everything first so that a rejected update changes nothing.
+        for name, value in changes.items():
+            check_setting(name, value)
         for name, value in changes.items():
             if name == "fail_next":
                 self._fail_next = value

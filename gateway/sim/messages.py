@@ -7,7 +7,7 @@ from typing import Any
 
 from gateway.sim.jobs import Job, turn_of
 from gateway.sim.text import count_words
-from gateway.sim.turns import Turn, int_or_none, text_of
+from gateway.sim.turns import Turn, first_problem, int_or_none, model_problem, text_of
 from gateway.sim.wire import encode, sse
 
 
@@ -171,17 +171,16 @@ def message_events(job: Job, vllm: bool) -> list[tuple[bytes, bool]]:
     return events
 
 
-def messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
-    """Why a Messages (or count_tokens) body does not validate, None when it does."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        return "model: Field required"
-    if not count:
-        max_tokens = int_or_none(body.get("max_tokens"))
-        if max_tokens is None:
-            return "max_tokens: Field required"
-        if max_tokens < 1:
-            return "max_tokens: Input should be greater than or equal to 1"
+def _max_tokens(body: dict[str, Any]) -> str | None:
+    max_tokens = int_or_none(body.get("max_tokens"))
+    if max_tokens is None:
+        return "max_tokens: Field required"
+    if max_tokens < 1:
+        return "max_tokens: Input should be greater than or equal to 1"
+    return None
+
+
+def _messages(body: dict[str, Any]) -> str | None:
     messages = body.get("messages")
     if not isinstance(messages, list):
         return "messages: Field required"
@@ -190,31 +189,62 @@ def messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
         if not isinstance(message.get("content"), str | list):
             return f"messages.{i}.content: Input should be a string or a list of content blocks"
+    return None
+
+
+def _system(body: dict[str, Any]) -> str | None:
     if not isinstance(body.get("system", ""), str | list):
         return "system: Input should be a string or a list of text blocks"
+    return None
+
+
+def _stop_sequences(body: dict[str, Any]) -> str | None:
     stops = body.get("stop_sequences")
     if stops is not None and not (
         isinstance(stops, list) and all(isinstance(s, str) for s in stops)
     ):
         return "stop_sequences: Input should be a list of strings"
+    return None
+
+
+def _tools(body: dict[str, Any]) -> str | None:
     tools = body.get("tools")
     if tools is not None and not (
         isinstance(tools, list)
         and all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)
     ):
         return "tools: Input should be a list of tools with a name"
-    choice = body.get("tool_choice")
-    if choice is not None:
-        if not isinstance(choice, dict) or choice.get("type") not in (
-            "auto",
-            "any",
-            "tool",
-            "none",
-        ):
-            return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
-        if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
-            return "tool_choice.name: Field required"
     return None
+
+
+def _tool_choice(body: dict[str, Any]) -> str | None:
+    choice = body.get("tool_choice")
+    if choice is None:
+        return None
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
+    if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
+        return "tool_choice.name: Field required"
+    return None
+
+
+# A Messages body's checks in the order its fields are reported; count_tokens has no max_tokens.
+_MESSAGE_CHECKS = (
+    model_problem,
+    _max_tokens,
+    _messages,
+    _system,
+    _stop_sequences,
+    _tools,
+    _tool_choice,
+)
+
+_COUNT_CHECKS = tuple(check for check in _MESSAGE_CHECKS if check is not _max_tokens)
+
+
+def messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
+    """Why a Messages (or count_tokens) body does not validate, None when it does."""
+    return first_problem(_COUNT_CHECKS if count else _MESSAGE_CHECKS, body)
 
 
 def messages_prompt(body: dict[str, Any]) -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 from gateway.sim.jobs import Job, turn_of
 from gateway.sim.text import count_words
-from gateway.sim.turns import Call, int_or_none
+from gateway.sim.turns import Call, first_problem, int_or_none, model_problem
 from gateway.sim.wire import sse
 
 # -- OpenAI's Responses API --
@@ -18,20 +18,29 @@ def response_items(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def responses_problem(body: dict[str, Any]) -> str | None:
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        return "model: Field required"
+def _input(body: dict[str, Any]) -> str | None:
     value = body.get("input")
     if not isinstance(value, str | list):
         return "input: Field required"
     if isinstance(value, list) and not all(isinstance(item, dict) for item in value):
         return "input: Input should be a string or a list of items"
+    return None
+
+
+def _instructions(body: dict[str, Any]) -> str | None:
     if not isinstance(body.get("instructions", ""), str | type(None)):
         return "instructions: Input should be a string"
+    return None
+
+
+def _max_output_tokens(body: dict[str, Any]) -> str | None:
     limit = body.get("max_output_tokens")
     if limit is not None and (int_or_none(limit) is None or limit < 1):
         return "max_output_tokens: Input should be a positive integer"
+    return None
+
+
+def _tools(body: dict[str, Any]) -> str | None:
     tools = body.get("tools")
     if tools is not None and not (
         isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
@@ -40,6 +49,10 @@ def responses_problem(body: dict[str, Any]) -> str | None:
     for tool in tools or ():
         if tool.get("type") == "function" and not isinstance(tool.get("name"), str):
             return "tools: a function tool needs a name"
+    return None
+
+
+def _tool_choice(body: dict[str, Any]) -> str | None:
     choice = body.get("tool_choice")
     if (
         choice is not None
@@ -47,13 +60,39 @@ def responses_problem(body: dict[str, Any]) -> str | None:
         and not isinstance(choice, dict)
     ):
         return "tool_choice: Input should be 'auto', 'none', 'required' or a tool"
+    return None
+
+
+def _previous_response_id(body: dict[str, Any]) -> str | None:
     previous = body.get("previous_response_id")
     if previous is not None and not isinstance(previous, str):
         return "previous_response_id: Input should be a string"
+    return None
+
+
+def _booleans(body: dict[str, Any]) -> str | None:
     for name in ("store", "stream", "parallel_tool_calls"):
         if not isinstance(body.get(name, False), bool | type(None)):
             return f"{name}: Input should be a boolean"
     return None
+
+
+# A Responses body's checks in the order its fields are reported.
+_CHECKS = (
+    model_problem,
+    _input,
+    _instructions,
+    _max_output_tokens,
+    _tools,
+    _tool_choice,
+    _previous_response_id,
+    _booleans,
+)
+
+
+def responses_problem(body: dict[str, Any]) -> str | None:
+    """Why a Responses body does not validate, None when it does: the first problem found."""
+    return first_problem(_CHECKS, body)
 
 
 def responses_prompt(body: dict[str, Any], items: list[dict[str, Any]]) -> int:

@@ -183,6 +183,26 @@ def last_user_text(messages: list[Any]) -> str:
     return ""
 
 
+Check = Callable[[dict[str, Any]], str | None]
+
+
+def first_problem(checks: tuple[Check, ...], body: dict[str, Any]) -> str | None:
+    """Why a body does not validate: the first of `checks` that finds a problem, else None."""
+    for check in checks:
+        problem = check(body)
+        if problem is not None:
+            return problem
+    return None
+
+
+def model_problem(body: dict[str, Any]) -> str | None:
+    """The first check of a Messages or Responses body: it names a model."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        return "model: Field required"
+    return None
+
+
 def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
