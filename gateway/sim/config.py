@@ -86,6 +86,11 @@ class SimConfig:
     cached_tokens: int | None = None
 
 
+def sglang_has_priority(config: SimConfig) -> bool:
+    """Whether the imitated SGLang knows priority scheduling at all (row 2)."""
+    return parse_version(config.sglang_version) >= SGLANG_PRIORITY_SINCE
+
+
 # The accepted run-time types of each SimConfig field, for POST /sim/config.
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "models": (list,),

@@ -2,7 +2,7 @@
 
 A surface sees the engine through two views, so that this module needs nothing of the engine's
 own modules: `ConfigView` (the configuration and error shape every layer of the engine has) and
-`EngineView` (the generation the engine runs, gateway/sim/engine.py).
+`EngineView` (the generation the engine runs, gateway/sim/generation.py).
 """
 
 from __future__ import annotations
