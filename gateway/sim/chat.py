@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import _turn_of, _usage_event
-from gateway.sim.text import _tok_text
-from gateway.sim.wire import _encode
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import _Job
-    from gateway.sim.turns import _Turn
+from gateway.sim.jobs import Job, turn_of, usage_event
+from gateway.sim.text import token_texts
+from gateway.sim.turns import Turn
+from gateway.sim.wire import encode
 
 
-def _chat_finish(turn: _Turn) -> str:
+def _chat_finish(turn: Turn) -> str:
     # OpenAI and vLLM end a call forced by name with "stop" (vLLM chat_completion/serving.py).
     if turn.finish == "tool":
         return "stop" if turn.named else "tool_calls"
     return "length" if turn.finish == "length" else "stop"
 
 
-def _chat_body(job: _Job, seq: int) -> bytes:
+def chat_body(job: Job, seq: int) -> bytes:
     """A whole chat or text completion with its turn, or plain tokens with cached usage."""
     turn = job.turn
     if turn is None:
-        content, finish, calls = "".join(_tok_text[: job.n]), job.finish, []
+        content, finish, calls = "".join(token_texts[: job.n]), job.finish, []
     else:
         content, finish, calls = turn.text, _chat_finish(turn), turn.calls
     created = int(time.time())
@@ -52,24 +49,24 @@ def _chat_body(job: _Job, seq: int) -> bytes:
         "choices": [choice],
         "usage": job.usage(),
     }
-    return _encode(answer).encode()
+    return encode(answer).encode()
 
 
-def _chat_turn_events(job: _Job, base: dict[str, Any]) -> list[tuple[bytes, bool]]:
+def chat_turn_events(job: Job, base: dict[str, Any]) -> list[tuple[bytes, bool]]:
     """A streamed turn's chunks, each marked whether the model generated it (paced).
 
     Tool calls stream as vLLM's tool parsers send them: index, id, type and name first, then
     the arguments in fragments (e.g. vllm tool_parsers/hermes_tool_parser.py).
     """
-    turn = _turn_of(job)
+    turn = turn_of(job)
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return b"data: " + _encode({**base, "choices": [choice]}).encode() + b"\n\n"
+        return b"data: " + encode({**base, "choices": [choice]}).encode() + b"\n\n"
 
     def text_chunk(text: str, finish: str | None = None) -> bytes:
         choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
-        return b"data: " + _encode({**base, "choices": [choice]}).encode() + b"\n\n"
+        return b"data: " + encode({**base, "choices": [choice]}).encode() + b"\n\n"
 
     finish = _chat_finish(turn)
     if not job.chat:
@@ -97,5 +94,5 @@ def _chat_turn_events(job: _Job, base: dict[str, Any]) -> list[tuple[bytes, bool
                 events.append((chunk(delta), True))
         events.append((chunk({}, finish), False))
     if job.usage_chunk:
-        events.append((_usage_event(base, job), False))
+        events.append((usage_event(base, job), False))
     return events

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 SERVER_INFO_STYLES = ("none", "sglang", "vllm")
 
@@ -30,15 +32,15 @@ SGLANG_SERVER_INFO_SINCE = (0, 5, 6)
 VLLM_NESTED_ERRORS_SINCE = (0, 10, 1)
 
 # SGLang ranks a request without a priority after all others, whichever the direction.
-_SGLANG_NO_PRIORITY_RANK = sys.maxsize + 1
+SGLANG_NO_PRIORITY_RANK = sys.maxsize + 1
 
 # SGLang's policies that sort by priority; the cache-aware ones ignore it.
-_SGLANG_PRIORITY_POLICIES = ("fcfs", "lof")
+SGLANG_PRIORITY_POLICIES = ("fcfs", "lof")
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
-def _parse_version(text: str) -> tuple[int, int, int]:
+def parse_version(text: str) -> tuple[int, int, int]:
     match = _VERSION.match(text)
     if match is None:
         raise ValueError(f"{text!r} is not a version like 0.5.23")
@@ -84,6 +86,11 @@ class SimConfig:
     cached_tokens: int | None = None
 
 
+def sglang_has_priority(config: SimConfig) -> bool:
+    """Whether the imitated SGLang knows priority scheduling at all (row 2)."""
+    return parse_version(config.sglang_version) >= SGLANG_PRIORITY_SINCE
+
+
 # The accepted run-time types of each SimConfig field, for POST /sim/config.
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "models": (list,),
@@ -106,3 +113,68 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "tool_calls": (int,),
     "cached_tokens": (int, type(None)),
 }
+
+
+def _strings(name: str, value: Any) -> None:
+    if not all(isinstance(m, str) for m in value):
+        raise ValueError("models must be a list of strings")
+
+
+def _style(name: str, value: Any) -> None:
+    if value not in SERVER_INFO_STYLES:
+        raise ValueError(f"server_info must be one of {', '.join(SERVER_INFO_STYLES)}")
+
+
+def _version(name: str, value: Any) -> None:
+    parse_version(str(value))
+
+
+def _non_negative(name: str, value: Any) -> None:
+    if value is not None and value < 0:
+        raise ValueError(f"{name} cannot be negative")
+
+
+def _at_least_one(name: str, value: Any) -> None:
+    if value < 1:
+        raise ValueError("tool_calls must be at least 1")
+
+
+# What each field's value must be beyond its type, checked in this order.
+_FIELD_CHECKS: dict[str, tuple[Callable[[str, Any], None], ...]] = {
+    "models": (_strings,),
+    "slots": (_non_negative,),
+    "tokens": (_non_negative,),
+    "token_delay": (_non_negative,),
+    "server_info": (_style,),
+    "sglang_version": (_version,),
+    "vllm_version": (_version,),
+    "max_queued_requests": (_non_negative,),
+    "record_limit": (_non_negative,),
+    "tool_calls": (_non_negative, _at_least_one),
+    "cached_tokens": (_non_negative,),
+}
+
+# The engine's failure injection, set beside the configuration (POST /sim/config).
+INJECTION = ("fail_next", "fail_status")
+
+
+def _check_injection(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer")
+    if name == "fail_status" and not 400 <= value <= 599:
+        raise ValueError("fail_status must be an HTTP error status (400-599)")
+
+
+def check_setting(name: str, value: Any) -> None:
+    """Raise ValueError when POST /sim/config may not set `name` to `value`."""
+    if name in INJECTION:
+        _check_injection(name, value)
+        return
+    types = _FIELD_TYPES.get(name)
+    if types is None:
+        raise ValueError(f"unknown sim setting {name!r}")
+    # bool is an int subclass, yet `"slots": true` is a mistake worth reporting.
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise ValueError(f"{name} has the wrong type")
+    for check in _FIELD_CHECKS.get(name, ()):
+        check(name, value)

@@ -7,7 +7,7 @@ the prompt, or the (first) embedding input, starts with one or more directives::
     [[sim:cut after=3]] the rest is an ordinary prompt
     [[wire:stall after=200]][[sim:slow delay=0.05]] both at once, one of each namespace
 
-`[[sim:...]]` is read by the simulated engine (gateway/sim/engine.py) when its SimConfig has
+`[[sim:...]]` is read by the simulated engine (gateway/sim/faulty.py) when its SimConfig has
 `directives=True`; `[[wire:...]]` by a FaultProxy in front of any engine. Each one ignores the
 other's namespace, and text that merely looks similar further on in the prompt is prompt. The
 grammar: ``[[`` namespace ``:`` fault, then `` key=value`` pairs, then ``]]``; a directive of a
@@ -284,7 +284,7 @@ class FaultProxy:
     """A TCP relay in front of one engine that applies `[[wire:...]]` directives.
 
     In a test: `with FaultProxy(sim.url) as proxy:` and point the backend at `proxy.url`. In a
-    running event loop: `await proxy.serve()`. From a shell: `python -m gateway.faults`.
+    running event loop: `await proxy.serve()`. From a shell: `python -m gateway.sim.faults`.
     """
 
     def __init__(self, upstream: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -463,7 +463,7 @@ class FaultProxy:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m gateway.faults",
+        prog="python -m gateway.sim.faults",
         description="Relay to an engine, applying [[wire:...]] fault directives.",
     )
     parser.add_argument("--upstream", required=True, help="the engine, http://host:port")

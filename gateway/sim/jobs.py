@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.wire import _HOLE, _HOLE_JSON, _encode
-
-if TYPE_CHECKING:
-    from gateway.sim.turns import _Turn
-
+from gateway.sim.turns import Turn
+from gateway.sim.wire import HOLE, HOLE_JSON, encode
 
 # -- chat completions with a turn (tools or stop): the slow path, encoded generically --
 
 
-def _turn_of(job: _Job) -> _Turn:
+def turn_of(job: Job) -> Turn:
     if job.turn is None:
         raise RuntimeError("only a job with a turn renders on this surface")
     return job.turn
 
 
-class _Record:
+class Record:
     """One /v1 request as seen by the engine; rendered to JSON only when asked for."""
 
     __slots__ = (
@@ -59,15 +56,15 @@ class _Record:
         }
 
 
-class _Job:
+class Job:
     """What one plain chat or completion request asks the engine to generate: n tokens.
 
-    The class attributes are what a plain job lacks; a _TurnJob has them of its own.
+    The class attributes are what a plain job lacks; a TurnJob has them of its own.
     """
 
     __slots__ = ("chat", "finish", "model", "n", "priority", "prompt_tokens", "usage_chunk")
 
-    turn: _Turn | None = None
+    turn: Turn | None = None
     cached: int | None = None
     body: dict[str, Any] | None = None
     ident = ""
@@ -106,11 +103,11 @@ class _Job:
         return usage
 
 
-class _TurnJob(_Job):
+class TurnJob(Job):
     """A job that asks for more than plain tokens: a turn (tools, stop sequences, another
     surface), cached usage, or the request echoed and kept (`body`, `ident`, `store`).
 
-    Apart from _Job so that the instant engine's plain requests never pay for these fields.
+    Apart from Job so that the instant engine's plain requests never pay for these fields.
     """
 
     __slots__ = ("body", "cached", "ident", "store", "turn")
@@ -126,7 +123,7 @@ class _TurnJob(_Job):
         priority: int | None,
         usage_chunk: bool,
         cached: int | None,
-        turn: _Turn | None,
+        turn: Turn | None,
         body: dict[str, Any] | None = None,
         ident: str = "",
         store: bool = False,
@@ -147,33 +144,33 @@ class _TurnJob(_Job):
         self.store = store
 
 
-def _priority_of(body: dict[str, Any]) -> int | None:
+def priority_of(body: dict[str, Any]) -> int | None:
     priority = body.get("priority")
     if isinstance(priority, int) and not isinstance(priority, bool):
         return priority
     return None
 
 
-def _chunk_frames(
-    base: dict[str, Any], job: _Job
+def chunk_frames(
+    base: dict[str, Any], job: Job
 ) -> tuple[tuple[bytes, bytes], tuple[bytes, bytes], bytes]:
     """Pre-serialize a stream's chunks once, leaving a hole where each token's JSON goes."""
 
     def split(choice: dict[str, Any]) -> tuple[bytes, bytes]:
-        head, _, tail = _encode({**base, "choices": [choice]}).rpartition(_HOLE_JSON)
+        head, _, tail = encode({**base, "choices": [choice]}).rpartition(HOLE_JSON)
         return b"data: " + head.encode(), tail.encode() + b"\n\n"
 
     if job.chat:
         first = split(
             {
                 "index": 0,
-                "delta": {"role": "assistant", "content": _HOLE},
+                "delta": {"role": "assistant", "content": HOLE},
                 "logprobs": None,
                 "finish_reason": None,
             }
         )
         rest = split(
-            {"index": 0, "delta": {"content": _HOLE}, "logprobs": None, "finish_reason": None}
+            {"index": 0, "delta": {"content": HOLE}, "logprobs": None, "finish_reason": None}
         )
         last: dict[str, Any] = {
             "index": 0,
@@ -182,11 +179,11 @@ def _chunk_frames(
             "finish_reason": job.finish,
         }
     else:
-        first = rest = split({"index": 0, "text": _HOLE, "logprobs": None, "finish_reason": None})
+        first = rest = split({"index": 0, "text": HOLE, "logprobs": None, "finish_reason": None})
         last = {"index": 0, "text": "", "logprobs": None, "finish_reason": job.finish}
-    final = b"data: " + _encode({**base, "choices": [last]}).encode() + b"\n\n"
+    final = b"data: " + encode({**base, "choices": [last]}).encode() + b"\n\n"
     return first, rest, final
 
 
-def _usage_event(base: dict[str, Any], job: _Job) -> bytes:
-    return b"data: " + _encode({**base, "choices": [], "usage": job.usage()}).encode() + b"\n\n"
+def usage_event(base: dict[str, Any], job: Job) -> bytes:
+    return b"data: " + encode({**base, "choices": [], "usage": job.usage()}).encode() + b"\n\n"

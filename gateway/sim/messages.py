@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import _turn_of
-from gateway.sim.text import _count_words
-from gateway.sim.turns import _int_or_none, _text_of
-from gateway.sim.wire import _encode, _sse
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import _Job
-    from gateway.sim.turns import _Turn
+from gateway.sim.jobs import Job, turn_of
+from gateway.sim.text import count_words
+from gateway.sim.turns import Turn, first_problem, int_or_none, model_problem, text_of
+from gateway.sim.wire import encode, sse
 
 
-def _anthropic_usage(job: _Job, output: int, vllm: bool) -> dict[str, int]:
+def _anthropic_usage(job: Job, output: int, vllm: bool) -> dict[str, int]:
     # Anthropic's input_tokens leave out what was read from the cache; vLLM reports no cache.
     if vllm:
         return {"input_tokens": job.prompt_tokens, "output_tokens": output}
@@ -28,7 +24,7 @@ def _anthropic_usage(job: _Job, output: int, vllm: bool) -> dict[str, int]:
     }
 
 
-def _anthropic_stop(turn: _Turn, vllm: bool) -> tuple[str, str | None]:
+def _anthropic_stop(turn: Turn, vllm: bool) -> tuple[str, str | None]:
     """stop_reason and stop_sequence; vLLM maps its chat finish_reason (stop_reason_map)."""
     if turn.finish == "tool":
         return ("end_turn" if vllm and turn.named else "tool_use"), None
@@ -39,7 +35,7 @@ def _anthropic_stop(turn: _Turn, vllm: bool) -> tuple[str, str | None]:
     return "end_turn", None
 
 
-def _anthropic_blocks(turn: _Turn, vllm: bool) -> list[dict[str, Any]]:
+def _anthropic_blocks(turn: Turn, vllm: bool) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     # vLLM leaves out an empty text; Anthropic's answer always has a block.
     if turn.texts or not (turn.calls or vllm):
@@ -56,8 +52,8 @@ def _anthropic_blocks(turn: _Turn, vllm: bool) -> list[dict[str, Any]]:
     return blocks
 
 
-def _message_body(job: _Job, vllm: bool) -> bytes:
-    turn = _turn_of(job)
+def message_body(job: Job, vllm: bool) -> bytes:
+    turn = turn_of(job)
     stop_reason, stop_sequence = _anthropic_stop(turn, vllm)
     message: dict[str, Any] = {
         "id": job.ident,
@@ -72,12 +68,12 @@ def _message_body(job: _Job, vllm: bool) -> bytes:
     if vllm:
         # model_dump(exclude_none=True) drops a stop_sequence of None.
         del message["stop_sequence"]
-    return _encode(message).encode()
+    return encode(message).encode()
 
 
-def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
+def message_events(job: Job, vllm: bool) -> list[tuple[bytes, bool]]:
     """Anthropic's event sequence, or vLLM's (anthropic/serving.py message_stream_converter)."""
-    turn = _turn_of(job)
+    turn = turn_of(job)
     if vllm:
         # Built with exclude_unset: the message's type and role are defaults, so left out.
         start: dict[str, Any] = {
@@ -99,15 +95,15 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
             "stop_sequence": None,
             "usage": _anthropic_usage(job, 1, False),
         }
-    events = [(_sse("message_start", {"type": "message_start", "message": start}), False)]
+    events = [(sse("message_start", {"type": "message_start", "message": start}), False)]
     if not vllm:
-        events.append((_sse("ping", {"type": "ping"}), False))
+        events.append((sse("ping", {"type": "ping"}), False))
     index = 0
     if turn.texts or not (turn.calls or vllm):
         text_block = {"type": "text", "text": ""}
         events.append(
             (
-                _sse(
+                sse(
                     "content_block_start",
                     {"type": "content_block_start", "index": 0, "content_block": text_block},
                 ),
@@ -118,7 +114,7 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
             delta = {"type": "text_delta", "text": text}
             events.append(
                 (
-                    _sse(
+                    sse(
                         "content_block_delta",
                         {"type": "content_block_delta", "index": 0, "delta": delta},
                     ),
@@ -126,14 +122,14 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
                 )
             )
         events.append(
-            (_sse("content_block_stop", {"type": "content_block_stop", "index": 0}), False)
+            (sse("content_block_stop", {"type": "content_block_stop", "index": 0}), False)
         )
         index = 1
     for call in turn.calls:
         block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
         events.append(
             (
-                _sse(
+                sse(
                     "content_block_start",
                     {"type": "content_block_start", "index": index, "content_block": block},
                 ),
@@ -146,7 +142,7 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
             delta = {"type": "input_json_delta", "partial_json": piece}
             events.append(
                 (
-                    _sse(
+                    sse(
                         "content_block_delta",
                         {"type": "content_block_delta", "index": index, "delta": delta},
                     ),
@@ -154,7 +150,7 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
                 )
             )
         events.append(
-            (_sse("content_block_stop", {"type": "content_block_stop", "index": index}), False)
+            (sse("content_block_stop", {"type": "content_block_stop", "index": index}), False)
         )
         index += 1
     stop_reason, stop_sequence = _anthropic_stop(turn, vllm)
@@ -170,22 +166,21 @@ def _message_events(job: _Job, vllm: bool) -> list[tuple[bytes, bool]]:
             "delta": {"stop_reason": stop_reason, "stop_sequence": stop_sequence},
             "usage": {"output_tokens": turn.generated},
         }
-    events.append((_sse("message_delta", final), False))
-    events.append((_sse("message_stop", {"type": "message_stop"}), False))
+    events.append((sse("message_delta", final), False))
+    events.append((sse("message_stop", {"type": "message_stop"}), False))
     return events
 
 
-def _messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
-    """Why a Messages (or count_tokens) body does not validate, None when it does."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        return "model: Field required"
-    if not count:
-        max_tokens = _int_or_none(body.get("max_tokens"))
-        if max_tokens is None:
-            return "max_tokens: Field required"
-        if max_tokens < 1:
-            return "max_tokens: Input should be greater than or equal to 1"
+def _max_tokens(body: dict[str, Any]) -> str | None:
+    max_tokens = int_or_none(body.get("max_tokens"))
+    if max_tokens is None:
+        return "max_tokens: Field required"
+    if max_tokens < 1:
+        return "max_tokens: Input should be greater than or equal to 1"
+    return None
+
+
+def _messages(body: dict[str, Any]) -> str | None:
     messages = body.get("messages")
     if not isinstance(messages, list):
         return "messages: Field required"
@@ -194,40 +189,71 @@ def _messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
         if not isinstance(message.get("content"), str | list):
             return f"messages.{i}.content: Input should be a string or a list of content blocks"
+    return None
+
+
+def _system(body: dict[str, Any]) -> str | None:
     if not isinstance(body.get("system", ""), str | list):
         return "system: Input should be a string or a list of text blocks"
+    return None
+
+
+def _stop_sequences(body: dict[str, Any]) -> str | None:
     stops = body.get("stop_sequences")
     if stops is not None and not (
         isinstance(stops, list) and all(isinstance(s, str) for s in stops)
     ):
         return "stop_sequences: Input should be a list of strings"
+    return None
+
+
+def _tools(body: dict[str, Any]) -> str | None:
     tools = body.get("tools")
     if tools is not None and not (
         isinstance(tools, list)
         and all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in tools)
     ):
         return "tools: Input should be a list of tools with a name"
-    choice = body.get("tool_choice")
-    if choice is not None:
-        if not isinstance(choice, dict) or choice.get("type") not in (
-            "auto",
-            "any",
-            "tool",
-            "none",
-        ):
-            return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
-        if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
-            return "tool_choice.name: Field required"
     return None
 
 
-def _messages_prompt(body: dict[str, Any]) -> int:
+def _tool_choice(body: dict[str, Any]) -> str | None:
+    choice = body.get("tool_choice")
+    if choice is None:
+        return None
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
+    if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
+        return "tool_choice.name: Field required"
+    return None
+
+
+# A Messages body's checks in the order its fields are reported; count_tokens has no max_tokens.
+_MESSAGE_CHECKS = (
+    model_problem,
+    _max_tokens,
+    _messages,
+    _system,
+    _stop_sequences,
+    _tools,
+    _tool_choice,
+)
+
+_COUNT_CHECKS = tuple(check for check in _MESSAGE_CHECKS if check is not _max_tokens)
+
+
+def messages_problem(body: dict[str, Any], *, count: bool) -> str | None:
+    """Why a Messages (or count_tokens) body does not validate, None when it does."""
+    return first_problem(_COUNT_CHECKS if count else _MESSAGE_CHECKS, body)
+
+
+def messages_prompt(body: dict[str, Any]) -> int:
     """The sim's count of a Messages prompt: words in the system prompt and the messages."""
-    words = _count_words(body.get("system")) + _count_words(body.get("messages"))
+    words = count_words(body.get("system")) + count_words(body.get("messages"))
     return words if words > 0 else 1
 
 
-def _anthropic_tool_result(message: Any) -> str | None:
+def anthropic_tool_result(message: Any) -> str | None:
     """The text of the tool results a user message carries, None when it carries none."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
@@ -237,4 +263,4 @@ def _anthropic_tool_result(message: Any) -> str | None:
     results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
     if not results:
         return None
-    return " ".join(_text_of(b.get("content"), ("text",)) for b in results)
+    return " ".join(text_of(b.get("content"), ("text",)) for b in results)

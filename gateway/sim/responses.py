@@ -2,41 +2,45 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gateway.sim.jobs import _turn_of
-from gateway.sim.text import _count_words
-from gateway.sim.turns import _int_or_none
-from gateway.sim.wire import _sse
-
-if TYPE_CHECKING:
-    from gateway.sim.jobs import _Job
-    from gateway.sim.turns import _Call
-
+from gateway.sim.jobs import Job, turn_of
+from gateway.sim.text import count_words
+from gateway.sim.turns import Call, first_problem, int_or_none, model_problem
+from gateway.sim.wire import sse
 
 # -- OpenAI's Responses API --
 
 
-def _response_items(value: Any) -> list[dict[str, Any]]:
+def response_items(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         return [{"type": "message", "role": "user", "content": value}]
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _responses_problem(body: dict[str, Any]) -> str | None:
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        return "model: Field required"
+def _input(body: dict[str, Any]) -> str | None:
     value = body.get("input")
     if not isinstance(value, str | list):
         return "input: Field required"
     if isinstance(value, list) and not all(isinstance(item, dict) for item in value):
         return "input: Input should be a string or a list of items"
+    return None
+
+
+def _instructions(body: dict[str, Any]) -> str | None:
     if not isinstance(body.get("instructions", ""), str | type(None)):
         return "instructions: Input should be a string"
+    return None
+
+
+def _max_output_tokens(body: dict[str, Any]) -> str | None:
     limit = body.get("max_output_tokens")
-    if limit is not None and (_int_or_none(limit) is None or limit < 1):
+    if limit is not None and (int_or_none(limit) is None or limit < 1):
         return "max_output_tokens: Input should be a positive integer"
+    return None
+
+
+def _tools(body: dict[str, Any]) -> str | None:
     tools = body.get("tools")
     if tools is not None and not (
         isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
@@ -45,6 +49,10 @@ def _responses_problem(body: dict[str, Any]) -> str | None:
     for tool in tools or ():
         if tool.get("type") == "function" and not isinstance(tool.get("name"), str):
             return "tools: a function tool needs a name"
+    return None
+
+
+def _tool_choice(body: dict[str, Any]) -> str | None:
     choice = body.get("tool_choice")
     if (
         choice is not None
@@ -52,32 +60,58 @@ def _responses_problem(body: dict[str, Any]) -> str | None:
         and not isinstance(choice, dict)
     ):
         return "tool_choice: Input should be 'auto', 'none', 'required' or a tool"
+    return None
+
+
+def _previous_response_id(body: dict[str, Any]) -> str | None:
     previous = body.get("previous_response_id")
     if previous is not None and not isinstance(previous, str):
         return "previous_response_id: Input should be a string"
+    return None
+
+
+def _booleans(body: dict[str, Any]) -> str | None:
     for name in ("store", "stream", "parallel_tool_calls"):
         if not isinstance(body.get(name, False), bool | type(None)):
             return f"{name}: Input should be a boolean"
     return None
 
 
-def _responses_prompt(body: dict[str, Any], items: list[dict[str, Any]]) -> int:
-    words = _count_words(body.get("instructions"))
+# A Responses body's checks in the order its fields are reported.
+_CHECKS = (
+    model_problem,
+    _input,
+    _instructions,
+    _max_output_tokens,
+    _tools,
+    _tool_choice,
+    _previous_response_id,
+    _booleans,
+)
+
+
+def responses_problem(body: dict[str, Any]) -> str | None:
+    """Why a Responses body does not validate, None when it does: the first problem found."""
+    return first_problem(_CHECKS, body)
+
+
+def responses_prompt(body: dict[str, Any], items: list[dict[str, Any]]) -> int:
+    words = count_words(body.get("instructions"))
     for item in items:
         kind = item.get("type", "message")
         if kind == "message":
-            words += _count_words(item.get("content"))
+            words += count_words(item.get("content"))
         elif kind == "function_call_output":
-            words += _count_words(item.get("output"))
+            words += count_words(item.get("output"))
     return words
 
 
-def _function_item_id(call: _Call) -> str:
+def _function_item_id(call: Call) -> str:
     return "fc_" + call.id.removeprefix("call_")
 
 
-def _response_output(job: _Job) -> list[dict[str, Any]]:
-    turn = _turn_of(job)
+def _response_output(job: Job) -> list[dict[str, Any]]:
+    turn = turn_of(job)
     items: list[dict[str, Any]] = []
     if turn.texts or not turn.calls:
         part = {"type": "output_text", "text": turn.text, "annotations": [], "logprobs": []}
@@ -105,9 +139,9 @@ def _response_output(job: _Job) -> list[dict[str, Any]]:
     return items
 
 
-def _response_object(job: _Job, created: int, *, done: bool) -> dict[str, Any]:
+def response_object(job: Job, created: int, *, done: bool) -> dict[str, Any]:
     """The Response object, as it stands at the start of a stream or when done."""
-    turn, body = _turn_of(job), job.body or {}
+    turn, body = turn_of(job), job.body or {}
     cut = done and turn.finish == "length"
     usage = None
     if done:
@@ -149,15 +183,15 @@ def _response_object(job: _Job, created: int, *, done: bool) -> dict[str, Any]:
     }
 
 
-def _response_events(job: _Job, created: int, vllm: bool) -> list[tuple[bytes, bool]]:
+def response_events(job: Job, created: int, vllm: bool) -> list[tuple[bytes, bool]]:
     """The typed events of a streamed response, numbered from 0.
 
     vLLM ends every stream with response.completed (responses/serving.py), where OpenAI ends
     a cut one with response.incomplete.
     """
-    turn = _turn_of(job)
-    pending = _response_object(job, created, done=False)
-    done = _response_object(job, created, done=True)
+    turn = turn_of(job)
+    pending = response_object(job, created, done=False)
+    done = response_object(job, created, done=True)
     out: list[tuple[dict[str, Any], bool]] = [
         ({"type": "response.created", "response": pending}, False),
         ({"type": "response.in_progress", "response": pending}, False),
@@ -247,12 +281,12 @@ def _response_events(job: _Job, created: int, vllm: bool) -> list[tuple[bytes, b
     )
     out.append(({"type": last, "response": done}, False))
     return [
-        (_sse(data["type"], {**data, "sequence_number": number}), paced)
+        (sse(data["type"], {**data, "sequence_number": number}), paced)
         for number, (data, paced) in enumerate(out)
     ]
 
 
-def _response_error_event(message: str, code: str, number: int) -> bytes:
+def response_error_event(message: str, code: str, number: int) -> bytes:
     data = {
         "type": "error",
         "code": code,
@@ -260,4 +294,4 @@ def _response_error_event(message: str, code: str, number: int) -> bytes:
         "param": None,
         "sequence_number": number,
     }
-    return _sse("error", data)
+    return sse("error", data)

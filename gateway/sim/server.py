@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
 
 import uvicorn
 
 from gateway.core import serving
+from gateway.sim.config import SimConfig
 from gateway.sim.engine import SimEngine
-
-if TYPE_CHECKING:
-    from gateway.sim.config import SimConfig
-
 
 # -- running it --
 

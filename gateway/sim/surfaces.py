@@ -1,41 +1,69 @@
-"""How each API renders a simulated generation, its errors and its stream's end."""
+"""How each API renders a simulated generation, its errors and its stream's end.
+
+A surface sees the engine through two views, so that this module needs nothing of the engine's
+own modules: `ConfigView` (the configuration and error shape every layer of the engine has) and
+`EngineView` (the generation the engine runs, gateway/sim/generation.py).
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from gateway.sim.config import ERROR_SHAPES
+from gateway.core.asgi import Send
+from gateway.sim.config import ERROR_SHAPES, SimConfig
 from gateway.sim.errors import (
     ANTHROPIC_SHAPES,
-    _anthropic_error,
-    _error_body,
-    _vllm_validation_error,
+    anthropic_error,
+    error_body,
     shaped_error,
     shaped_error_event,
+    vllm_validation_error,
 )
-from gateway.sim.messages import _message_body, _message_events
-from gateway.sim.responses import _response_error_event, _response_events, _response_object
-from gateway.sim.wire import _DONE, _encode
+from gateway.sim.jobs import Job, Record
+from gateway.sim.messages import message_body, message_events
+from gateway.sim.responses import response_error_event, response_events, response_object
+from gateway.sim.wire import DONE, encode
 
-if TYPE_CHECKING:
-    from gateway.core.asgi import Send
-    from gateway.sim.engine import SimEngine
-    from gateway.sim.jobs import _Job, _Record
+
+class ConfigView(Protocol):
+    """What a surface reads of any engine: the configuration and the imitated error shape."""
+
+    config: SimConfig
+
+    def error_shape(self) -> str: ...
+
+
+class EngineView(ConfigView, Protocol):
+    """What a surface asks of the engine that generates: chat answers, streams, the store."""
+
+    def chat_whole(self, job: Job) -> bytes: ...
+
+    def chat_events(self, job: Job) -> list[tuple[bytes, bool]]: ...
+
+    async def stream_tokens(
+        self, send: Send, record: Record, job: Job, delay: float
+    ) -> bytes | None: ...
+
+    async def stream_events(
+        self, send: Send, record: Record, job: Job, delay: float, surface: Surface
+    ) -> bytes | None: ...
+
+    def keep_response(self, job: Job) -> None: ...
 
 
 # -- surfaces: one generation, each API's dialect --
 
 
-class _Surface:
+class Surface:
     """How one API renders a generation, its errors and its stream's end (chat: the default)."""
 
-    tail = _DONE
+    tail = DONE
     shapes: tuple[str, ...] = ERROR_SHAPES
 
-    def shape(self, engine: SimEngine) -> str:
-        return engine._shape()
+    def shape(self, engine: ConfigView) -> str:
+        return engine.error_shape()
 
     def error(self, shape: str, status: int, message: str, code: str) -> bytes:
         return shaped_error(shape, status, message, code)
@@ -43,89 +71,89 @@ class _Surface:
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
         return shaped_error_event(shape, status, message, code)
 
-    def invalid(self, engine: SimEngine, message: str) -> bytes:
-        return _error_body(message, "invalid_request_error", "invalid_request")
+    def invalid(self, engine: ConfigView, message: str) -> bytes:
+        return error_body(message, "invalid_request_error", "invalid_request")
 
-    def early(self, engine: SimEngine) -> int:
+    def early(self, engine: ConfigView) -> int:
         """How many of a stream's first events go out before its request is admitted."""
         return 0
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
-        return engine._whole(job)
+    def whole(self, engine: EngineView, job: Job) -> bytes:
+        return engine.chat_whole(job)
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
-        return engine._chat_events(job)
+    def events(self, engine: EngineView, job: Job) -> list[tuple[bytes, bool]]:
+        return engine.chat_events(job)
 
-    def sent(self, engine: SimEngine, job: _Job) -> None:
+    def sent(self, engine: EngineView, job: Job) -> None:
         """Called once a stream's last event went out."""
 
     def stream(
-        self, engine: SimEngine, send: Send, record: _Record, job: _Job, delay: float
+        self, engine: EngineView, send: Send, record: Record, job: Job, delay: float
     ) -> Coroutine[Any, Any, bytes | None]:
         # Only a plain chat job has no turn; every other streams its surface's events.
         if job.turn is None:
-            return engine._stream(send, record, job, delay)
-        return engine._stream_events(send, record, job, delay, self)
+            return engine.stream_tokens(send, record, job, delay)
+        return engine.stream_events(send, record, job, delay, self)
 
 
-class _Messages(_Surface):
+class _Messages(Surface):
     tail = b""
     shapes = ANTHROPIC_SHAPES + ERROR_SHAPES
 
-    def shape(self, engine: SimEngine) -> str:
+    def shape(self, engine: ConfigView) -> str:
         return "anthropic-vllm" if engine.config.server_info == "vllm" else "anthropic"
 
     def error(self, shape: str, status: int, message: str, code: str) -> bytes:
         if shape in ANTHROPIC_SHAPES:
-            return _anthropic_error(shape, status, message)
+            return anthropic_error(shape, status, message)
         return shaped_error(shape, status, message, code)
 
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
         if shape in ANTHROPIC_SHAPES:
-            return b"event: error\ndata: " + _anthropic_error(shape, status, message) + b"\n\n"
+            return b"event: error\ndata: " + anthropic_error(shape, status, message) + b"\n\n"
         return shaped_error_event(shape, status, message, code)
 
-    def invalid(self, engine: SimEngine, message: str) -> bytes:
+    def invalid(self, engine: ConfigView, message: str) -> bytes:
         if engine.config.server_info == "vllm":
-            return _vllm_validation_error(engine._shape(), message)
-        return _anthropic_error("anthropic", 400, message)
+            return vllm_validation_error(engine.error_shape(), message)
+        return anthropic_error("anthropic", 400, message)
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
-        return _message_body(job, engine.config.server_info == "vllm")
+    def whole(self, engine: EngineView, job: Job) -> bytes:
+        return message_body(job, engine.config.server_info == "vllm")
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
-        return _message_events(job, engine.config.server_info == "vllm")
+    def events(self, engine: EngineView, job: Job) -> list[tuple[bytes, bool]]:
+        return message_events(job, engine.config.server_info == "vllm")
 
 
-class _Responses(_Surface):
+class _Responses(Surface):
     tail = b""
 
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
-        return _response_error_event(message, code, number)
+        return response_error_event(message, code, number)
 
-    def invalid(self, engine: SimEngine, message: str) -> bytes:
+    def invalid(self, engine: ConfigView, message: str) -> bytes:
         # vLLM's and SGLang's handlers answer /v1/responses in the nested envelope.
         if engine.config.server_info in ("vllm", "sglang"):
-            return _vllm_validation_error("vllm", message)
-        return _error_body(message, "invalid_request_error", "invalid_request")
+            return vllm_validation_error("vllm", message)
+        return error_body(message, "invalid_request_error", "invalid_request")
 
-    def early(self, engine: SimEngine) -> int:
+    def early(self, engine: ConfigView) -> int:
         # vLLM yields response.created and .in_progress before it iterates the engine.
         return 2 if engine.config.server_info == "vllm" else 0
 
-    def whole(self, engine: SimEngine, job: _Job) -> bytes:
-        engine._keep(job)
-        return _encode(_response_object(job, int(time.time()), done=True)).encode()
+    def whole(self, engine: EngineView, job: Job) -> bytes:
+        engine.keep_response(job)
+        return encode(response_object(job, int(time.time()), done=True)).encode()
 
-    def events(self, engine: SimEngine, job: _Job) -> list[tuple[bytes, bool]]:
-        return _response_events(job, int(time.time()), engine.config.server_info == "vllm")
+    def events(self, engine: EngineView, job: Job) -> list[tuple[bytes, bool]]:
+        return response_events(job, int(time.time()), engine.config.server_info == "vllm")
 
-    def sent(self, engine: SimEngine, job: _Job) -> None:
-        engine._keep(job)
+    def sent(self, engine: EngineView, job: Job) -> None:
+        engine.keep_response(job)
 
 
-_CHAT = _Surface()
+CHAT = Surface()
 
-_MESSAGES = _Messages()
+MESSAGES = _Messages()
 
-_RESPONSES = _Responses()
+RESPONSES = _Responses()

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from gateway.sim.text import _tok_json, _tok_text, _tokens
+from gateway.sim.text import grow_tokens, token_json, token_texts
 
 # -- turns: answers to tools, stop sequences and tool results --
 
@@ -15,11 +15,11 @@ from gateway.sim.text import _tok_json, _tok_text, _tokens
 _PIECES = re.compile(r"\S+\s*")
 
 
-class _BadTurn(ValueError):
+class BadTurn(ValueError):
     """A request whose tools cannot be answered as asked (a tool_choice naming no tool)."""
 
 
-class _Call:
+class Call:
     """One tool call of a turn: its id, the tool's name and the arguments as JSON text."""
 
     __slots__ = ("arguments", "fragments", "id", "name")
@@ -31,7 +31,7 @@ class _Call:
         self.fragments: list[str] = _PIECES.findall(arguments) or [arguments]
 
 
-class _Turn:
+class Turn:
     """What the engine answers beyond plain tokens: a text (cut or echoed) or tool calls.
 
     `finish` is neutral, and each surface names it its own way: "end", "length",
@@ -44,7 +44,7 @@ class _Turn:
     def __init__(
         self,
         texts: list[str],
-        calls: list[_Call],
+        calls: list[Call],
         finish: str,
         generated: int,
         stop_sequence: str | None = None,
@@ -62,7 +62,7 @@ class _Turn:
         return "".join(self.texts)
 
 
-def _plan_turn(
+def plan_turn(
     *,
     tokens: int,
     tools: list[tuple[str, Any]],
@@ -74,7 +74,7 @@ def _plan_turn(
     stops: list[str],
     calls: int,
     call_id: Callable[[int], str],
-) -> _Turn:
+) -> Turn:
     """The turn a request gets; `mode` is "auto", "required", "none" or "named".
 
     With tools and a tool result last, the answer echoes the result's words. Otherwise a forced
@@ -89,31 +89,31 @@ def _plan_turn(
         if mode == "named":
             chosen = [tool for tool in tools if tool[0] == named][:1]
             if not chosen:
-                raise _BadTurn(f"tool_choice names {named!r}, which is not among the tools")
+                raise BadTurn(f"tool_choice names {named!r}, which is not among the tools")
         else:
             chosen = [callable_[i % len(callable_)] for i in range(max(calls, 1))]
         made = [
-            _Call(call_id(i), name, _arguments(schema, user_text))
+            Call(call_id(i), name, _arguments(schema, user_text))
             for i, (name, schema) in enumerate(chosen)
         ]
         generated = sum(len(call.fragments) for call in made)
-        return _Turn([], made, "tool", generated, named=mode == "named")
+        return Turn([], made, "tool", generated, named=mode == "named")
     if tools and tool_result is not None and tool_result.split():
         texts = [word + " " for word in tool_result.split()]
     else:
-        if len(_tok_json) < tokens:
-            _tokens(tokens)
-        texts = _tok_text[:tokens]
+        if len(token_json) < tokens:
+            grow_tokens(tokens)
+        texts = token_texts[:tokens]
     return _cut(texts, limit, [stop for stop in stops if stop])
 
 
-def _cut(texts: list[str], limit: int | None, stops: list[str]) -> _Turn:
+def _cut(texts: list[str], limit: int | None, stops: list[str]) -> Turn:
     """Generate `texts` until the token limit or the first stop sequence, which is not sent."""
     written = ""
     longest = max((len(stop) for stop in stops), default=0)
     for i, text in enumerate(texts):
         if limit is not None and i >= limit:
-            return _Turn(texts[:i], [], "length", i)
+            return Turn(texts[:i], [], "length", i)
         # Only a stop that ends in the new token is new.
         start = max(len(written) - longest + 1, 0)
         written += text
@@ -121,8 +121,8 @@ def _cut(texts: list[str], limit: int | None, stops: list[str]) -> _Turn:
         hits = [(at, k) for at, k in found if at >= 0]
         if hits:
             at, k = min(hits)
-            return _Turn(_prefix(texts[: i + 1], at), [], "stop_sequence", i + 1, stops[k])
-    return _Turn(list(texts), [], "end", len(texts))
+            return Turn(_prefix(texts[: i + 1], at), [], "stop_sequence", i + 1, stops[k])
+    return Turn(list(texts), [], "end", len(texts))
 
 
 def _prefix(texts: list[str], at: int) -> list[str]:
@@ -159,7 +159,7 @@ def _arguments(schema: Any, text: str) -> str:
     return "{}" if key is None else json.dumps({key: text})
 
 
-def _text_of(content: Any, kinds: tuple[str, ...] = ("text", "input_text")) -> str:
+def text_of(content: Any, kinds: tuple[str, ...] = ("text", "input_text")) -> str:
     """The text of a message content: the string, or its text parts joined."""
     if isinstance(content, str):
         return content
@@ -174,20 +174,40 @@ def _text_of(content: Any, kinds: tuple[str, ...] = ("text", "input_text")) -> s
     return ""
 
 
-def _last_user_text(messages: list[Any]) -> str:
+def last_user_text(messages: list[Any]) -> str:
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            text = _text_of(message.get("content"))
+            text = text_of(message.get("content"))
             if text:
                 return text
     return ""
 
 
-def _int_or_none(value: Any) -> int | None:
+Check = Callable[[dict[str, Any]], str | None]
+
+
+def first_problem(checks: tuple[Check, ...], body: dict[str, Any]) -> str | None:
+    """Why a body does not validate: the first of `checks` that finds a problem, else None."""
+    for check in checks:
+        problem = check(body)
+        if problem is not None:
+            return problem
+    return None
+
+
+def model_problem(body: dict[str, Any]) -> str | None:
+    """The first check of a Messages or Responses body: it names a model."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        return "model: Field required"
+    return None
+
+
+def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _stops_of(value: Any) -> list[str]:
+def stops_of(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):

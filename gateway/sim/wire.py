@@ -13,30 +13,30 @@ from gateway.core.asgi import Receive, Scope, Send
 
 Handler = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_encode = json.JSONEncoder(separators=(",", ":")).encode
+encode = json.JSONEncoder(separators=(",", ":")).encode
 
-_decode = json.JSONDecoder().decode
+decode = json.JSONDecoder().decode
 
-_JSON = b"application/json"
+JSON_TYPE = b"application/json"
 
-_SSE_HEADERS = [
+SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
 ]
 
-_DONE = b"data: [DONE]\n\n"
+DONE = b"data: [DONE]\n\n"
 
 # JSON escapes NUL as \u0000, so it marks where a token goes in a pre-serialized chunk.
-_HOLE = "\x00"
+HOLE = "\x00"
 
-_HOLE_JSON = '"\\u0000"'
+HOLE_JSON = '"\\u0000"'
 
 # Fault bodies: a line no SSE or UTF-8 decoder accepts as anything, and JSON cut mid-object.
-_GARBAGE = b"\xfe\xff not an event \xff\n\n"
+GARBAGE = b"\xfe\xff not an event \xff\n\n"
 
-_NOT_JSON = b'{"id":"chatcmpl-sim","object":"chat.completion","choices":[{"index":0,"mess'
+NOT_JSON = b'{"id":"chatcmpl-sim","object":"chat.completion","choices":[{"index":0,"mess'
 
-_HTML_PAGE = (
+HTML_PAGE = (
     "<html>\r\n<head><title>{code} {phrase}</title></head>\r\n<body>\r\n"
     "<center><h1>{code} {phrase}</h1></center>\r\n<hr><center>nginx</center>\r\n"
     "</body>\r\n</html>\r\n"
@@ -46,15 +46,15 @@ _HTML_PAGE = (
 # -- Anthropic's Messages API --
 
 
-def _sse(name: str, data: dict[str, Any]) -> bytes:
-    return b"event: " + name.encode() + b"\ndata: " + _encode(data).encode() + b"\n\n"
+def sse(name: str, data: dict[str, Any]) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + encode(data).encode() + b"\n\n"
 
 
-class _Disconnected(Exception):
+class Disconnected(Exception):
     """The client went away while its request was being read."""
 
 
-class _Drop(Exception):
+class Drop(Exception):
     """Raised out of the app on purpose: uvicorn then drops the connection (a fault)."""
 
 
@@ -62,28 +62,28 @@ class _QuietDrops(logging.Filter):
     """Keeps uvicorn from logging a traceback for each connection the sim drops on purpose."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], _Drop))
+        return not (record.exc_info and isinstance(record.exc_info[1], Drop))
 
 
 logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
 
 
-async def _send_more(send: Send, body: bytes) -> None:
+async def send_more(send: Send, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
-async def _after(delay: float, payload: bytes) -> bytes:
+async def delayed(delay: float, payload: bytes) -> bytes:
     if delay > 0:
         await asyncio.sleep(delay)
     return payload
 
 
-async def _forever() -> None:
+async def forever() -> None:
     """Wait until cancelled: the client leaving (the watcher) or the server stopping."""
     await asyncio.get_running_loop().create_future()
 
 
-async def _drop_before_any_byte(send: Send) -> None:
+async def drop_before_any_byte(send: Send) -> None:
     """Drop the connection without writing a byte, which no ASGI message says.
 
     uvicorn marks the answer started before it looks its status line up, so an unknown status
@@ -92,13 +92,13 @@ async def _drop_before_any_byte(send: Send) -> None:
     """
     with contextlib.suppress(KeyError):
         await send({"type": "http.response.start", "status": 0, "headers": []})
-    raise _Drop
+    raise Drop
 
 
-async def _read_body(receive: Receive) -> bytes:
+async def read_body(receive: Receive) -> bytes:
     message = await receive()
     if message["type"] == "http.disconnect":
-        raise _Disconnected
+        raise Disconnected
     body: bytes = message.get("body", b"")
     if not message.get("more_body"):
         return body
@@ -106,13 +106,13 @@ async def _read_body(receive: Receive) -> bytes:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise _Disconnected
+            raise Disconnected
         parts.append(message.get("body", b""))
         if not message.get("more_body"):
             return b"".join(parts)
 
 
-async def _send_bytes(send: Send, status: int, body: bytes, kind: bytes = _JSON) -> None:
+async def send_bytes(send: Send, status: int, body: bytes, kind: bytes = JSON_TYPE) -> None:
     await send(
         {
             "type": "http.response.start",

@@ -1078,6 +1078,29 @@ def test_injected_failures_take_the_surfaces_envelope(http: httpx.Client) -> Non
     assert resp.json()["error"]["code"] == "sim_injected_failure"
 
 
+def test_row_14_each_error_status_has_the_type_anthropic_documents(http: httpx.Client) -> None:
+    # https://docs.anthropic.com/en/api/errors; an unlisted 4xx is invalid_request_error.
+    documented = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        422: "invalid_request_error",
+        429: "rate_limit_error",
+        500: "api_error",
+        503: "overloaded_error",
+        504: "timeout_error",
+        529: "overloaded_error",
+    }
+    answered = {}
+    for status in documented:
+        resp = http.post("/v1/messages", json=message(), headers={"x-sim-fail": str(status)})
+        assert resp.status_code == status
+        answered[status] = resp.json()["error"]["type"]
+    assert answered == documented
+
+
 def test_directives_reach_the_new_paths(http: httpx.Client) -> None:
     configure(http, directives=True)
 
