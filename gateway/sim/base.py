@@ -21,10 +21,13 @@ from gateway.sim.config import (
     VLLM_NESTED_ERRORS_SINCE,
     SimConfig,
     check_setting,
+    gpu_config,
     parse_version,
+    setting_value,
     sglang_has_priority,
 )
 from gateway.sim.errors import SHUTTING_DOWN, Refused, anthropic_error, error_body
+from gateway.sim.gpu import Gpu, exposition
 from gateway.sim.jobs import Job, Record
 from gateway.sim.slots import Slots
 from gateway.sim.surfaces import CHAT, MESSAGES, Surface
@@ -50,6 +53,8 @@ class EngineBase:
         self.config = config if config is not None else SimConfig()
         self._records: deque[Record] = deque(maxlen=max(self.config.record_limit, 0))
         self.slots = Slots(self.config)
+        self.gpu: Gpu | None = None
+        self._sync_gpu()
         self._open_count = 0
         self._max_open_seen = 0
         self._total = 0
@@ -124,13 +129,25 @@ class EngineBase:
             elif name == "fail_status":
                 self._fail_status = value
             else:
-                setattr(self.config, name, float(value) if name == "token_delay" else value)
+                setattr(self.config, name, setting_value(name, value))
+        self._sync_gpu()
         if self._records.maxlen != self.config.record_limit:
             self._records = deque(self._records, maxlen=self.config.record_limit)
         # More slots may admit waiters at once.
         if self.slots.waiting:
             self.slots.dispatch()
         return self._state()
+
+    def _sync_gpu(self) -> None:
+        """The simulated GPU as the configuration now says: on, off, or reshaped in place (its
+        running and waiting sequences kept, as when another tenant takes half the engine)."""
+        shape = gpu_config(self.config)
+        if shape is None:
+            self.gpu = None
+        elif self.gpu is None:
+            self.gpu = Gpu(shape)
+        else:
+            self.gpu.config = shape
 
     def _state(self) -> dict[str, Any]:
         return {
@@ -235,6 +252,23 @@ class EngineBase:
             await send_bytes(send, *error)
             return
         await send_bytes(send, 200, self._models_body())
+
+    async def _metrics(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """GET /metrics in the configured engine's shape: the simulated GPU's gauges, or the
+        slots' (no KV cache to tell of); 404 without, as SGLang without --enable-metrics."""
+        shape = self.config.metrics
+        if shape == "none":
+            await send_bytes(send, 404, b'{"detail":"Not Found"}')
+            return
+        model = self.config.models[0] if self.config.models else "sim"
+        if self.gpu is not None:
+            text = self.gpu.metrics(shape, model)
+        else:
+            text = exposition(
+                shape, running=self.slots.inflight, waiting=self.slots.waiting, kv_usage=None,
+                model=model,
+            )  # fmt: skip
+        await send_bytes(send, 200, text.encode(), b"text/plain; version=0.0.4; charset=utf-8")
 
     async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send_bytes(send, 200, b"{}")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from gateway.sim.config import SERVER_INFO_STYLES, SimConfig
+from gateway.sim.config import METRICS_SHAPES, SERVER_INFO_STYLES, SimConfig
 from gateway.sim.engine import SimEngine
 from gateway.sim.server import uvicorn_config
 
@@ -60,6 +60,20 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--cached-tokens", type=int, default=None, help="prompt tokens reported as cached"
     )
+    gpu = parser.add_argument_group("the simulated GPU (gateway/sim/gpu.py; off by default)")
+    gpu.add_argument("--gpu-batch", type=int, default=0, help="running sequences at most (0: off)")
+    gpu.add_argument("--gpu-kv-tokens", type=int, default=SimConfig.gpu_kv_tokens)
+    gpu.add_argument("--gpu-step-ms", type=float, default=SimConfig.gpu_step_ms)
+    gpu.add_argument("--gpu-step-ms-per-seq", type=float, default=SimConfig.gpu_step_ms_per_seq)
+    gpu.add_argument(
+        "--gpu-prefill-ms-per-1k", type=float, default=SimConfig.gpu_prefill_ms_per_1k
+    )
+    parser.add_argument(
+        "--metrics",
+        default="none",
+        choices=METRICS_SHAPES,
+        help="serve GET /metrics in this engine's shape",
+    )
     return parser.parse_args(argv)
 
 
@@ -91,6 +105,12 @@ def main(argv: list[str] | None = None) -> None:
         responses_store=args.responses_store,
         tool_calls=max(args.tool_calls, 1),
         cached_tokens=args.cached_tokens,
+        gpu_batch=args.gpu_batch,
+        gpu_kv_tokens=args.gpu_kv_tokens,
+        gpu_step_ms=args.gpu_step_ms,
+        gpu_step_ms_per_seq=args.gpu_step_ms_per_seq,
+        gpu_prefill_ms_per_1k=args.gpu_prefill_ms_per_1k,
+        metrics=args.metrics,
     )
     engine = SimEngine(config)
     server = uvicorn.Server(uvicorn_config(engine, args.host, args.port, fast=True))

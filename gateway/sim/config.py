@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.sim.gpu import GpuConfig
+
 SERVER_INFO_STYLES = ("none", "sglang", "vllm")
 
 ERROR_SHAPES = ("openai", "sglang", "vllm-flat", "vllm")
@@ -84,6 +86,38 @@ class SimConfig:
     tool_calls: int = 1
     # Prompt tokens reported as read from the prefix cache (at most the prompt); None: not reported.
     cached_tokens: int | None = None
+    # The simulated GPU (gateway/sim/gpu.py): with a batch above 0, every generation runs in its
+    # batch and step loop instead of `slots` and `token_delay` (faults on purpose excepted).
+    gpu_batch: int = 0
+    gpu_kv_tokens: int = 1 << 20
+    gpu_step_ms: float = 6.0
+    gpu_step_ms_per_seq: float = 1.0
+    gpu_prefill_ms_per_1k: float = 10.0
+    # GET /metrics in this engine's shape ("vllm", "sglang", "llamacpp"); "none": 404, as an
+    # engine started without metrics (SGLang without --enable-metrics) answers.
+    metrics: str = "none"
+
+
+METRICS_SHAPES = ("none", "vllm", "sglang", "llamacpp")
+_FLOATS = frozenset({"token_delay", "gpu_step_ms", "gpu_step_ms_per_seq", "gpu_prefill_ms_per_1k"})
+
+
+def setting_value(name: str, value: Any) -> Any:
+    """A checked setting as the config keeps it (times as floats, whatever JSON sent)."""
+    return float(value) if name in _FLOATS else value
+
+
+def gpu_config(config: SimConfig) -> GpuConfig | None:
+    """The simulated GPU's shape from the engine's configuration; None while it is off."""
+    if config.gpu_batch <= 0:
+        return None
+    return GpuConfig(
+        batch=config.gpu_batch,
+        kv_tokens=max(1, config.gpu_kv_tokens),
+        step_ms=config.gpu_step_ms,
+        step_ms_per_seq=config.gpu_step_ms_per_seq,
+        prefill_ms_per_1k=config.gpu_prefill_ms_per_1k,
+    )
 
 
 def sglang_has_priority(config: SimConfig) -> bool:
@@ -112,6 +146,12 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "responses_store": (bool,),
     "tool_calls": (int,),
     "cached_tokens": (int, type(None)),
+    "gpu_batch": (int,),
+    "gpu_kv_tokens": (int,),
+    "gpu_step_ms": (int, float),
+    "gpu_step_ms_per_seq": (int, float),
+    "gpu_prefill_ms_per_1k": (int, float),
+    "metrics": (str,),
 }
 
 
@@ -134,6 +174,11 @@ def _non_negative(name: str, value: Any) -> None:
         raise ValueError(f"{name} cannot be negative")
 
 
+def _metrics_shape(name: str, value: Any) -> None:
+    if value not in METRICS_SHAPES:
+        raise ValueError(f"metrics must be one of {', '.join(METRICS_SHAPES)}")
+
+
 def _at_least_one(name: str, value: Any) -> None:
     if value < 1:
         raise ValueError("tool_calls must be at least 1")
@@ -152,6 +197,12 @@ _FIELD_CHECKS: dict[str, tuple[Callable[[str, Any], None], ...]] = {
     "record_limit": (_non_negative,),
     "tool_calls": (_non_negative, _at_least_one),
     "cached_tokens": (_non_negative,),
+    "gpu_batch": (_non_negative,),
+    "gpu_kv_tokens": (_non_negative,),
+    "gpu_step_ms": (_non_negative,),
+    "gpu_step_ms_per_seq": (_non_negative,),
+    "gpu_prefill_ms_per_1k": (_non_negative,),
+    "metrics": (_metrics_shape,),
 }
 
 # The engine's failure injection, set beside the configuration (POST /sim/config).

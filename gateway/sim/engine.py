@@ -242,6 +242,7 @@ class SimEngine(OpenAIEngine, SurfaceEngine):
             ("GET", "/v1/models"): self._v1_models,
             ("GET", "/models"): self._models,
             ("GET", "/health"): self._health,
+            ("GET", "/metrics"): self._metrics,
             ("GET", "/version"): self._version,
             ("GET", "/server_info"): self._server_info,
             ("GET", "/get_server_info"): self._get_server_info,

@@ -17,7 +17,7 @@ from gateway.core.asgi import Receive, Send
 from gateway.sim import faults
 from gateway.sim.config import EVICTED, QUEUE_FULL
 from gateway.sim.errors import Refused, anthropic_error, error_body
-from gateway.sim.generation import GeneratingEngine
+from gateway.sim.generation import GeneratingEngine, SlotPace
 from gateway.sim.jobs import Job, Record
 from gateway.sim.surfaces import CHAT, MESSAGES, Surface
 from gateway.sim.wire import (
@@ -213,8 +213,11 @@ class FaultyEngine(GeneratingEngine):
         """
         marked = surface.events(self, job)
         early = surface.early(self) if self.config.server_info == "vllm" else 0
+        # Faults pace on the engine's slots even beside the simulated GPU: they are about the
+        # answer's bytes, not the engine's capacity.
+        pace = SlotPace(self.slots, job, delay)
         if not await self._stream_admitted(
-            send, record, job, surface, [event for event, _ in marked[:early]]
+            send, record, job, pace, surface, [event for event, _ in marked[:early]]
         ):
             return None
         breaking = _BREAKS[name]
@@ -234,7 +237,7 @@ class FaultyEngine(GeneratingEngine):
             if after == len(events):
                 await breaking(send, b"")
         finally:
-            self.slots.release()
+            await pace.close()
         return None
 
     async def _broken_whole(

@@ -12,23 +12,85 @@ from gateway.core.asgi import Send
 from gateway.sim.base import EngineBase
 from gateway.sim.chat import chat_body, chat_turn_events
 from gateway.sim.errors import Refused
+from gateway.sim.gpu import Gpu
 from gateway.sim.jobs import Job, Record, chunk_frames, usage_event
+from gateway.sim.slots import Slots
 from gateway.sim.surfaces import CHAT, Surface
 from gateway.sim.text import CHAT_BODY, TEXT_BODY, answer_json, token_json
 from gateway.sim.wire import SSE_HEADERS, send_more
 
 
+class SlotPace:
+    """A generation's pace on the engine's slots: a slot for the whole of it, `delay` seconds
+    before each token (the instant engine's 0 never sleeps but now and then)."""
+
+    def __init__(self, slots: Slots, job: Job, delay: float) -> None:
+        self.slots, self.job, self.delay = slots, job, delay
+        self.started = False
+
+    async def start(self) -> None:
+        """Wait for a slot (Refused when the engine's bounded queue turns it away)."""
+        await self.slots.acquire(self.job.priority, self.job.n)
+        self.started = True
+
+    async def whole(self) -> None:
+        if self.delay > 0 and self.job.n:
+            await asyncio.sleep(self.delay * self.job.n)
+
+    async def token(self, i: int) -> None:
+        """Before the i-th generated token."""
+        if self.delay > 0:
+            await asyncio.sleep(self.delay)
+        elif i and not i & 63:
+            # An instant stream still lets the loop run now and then, as a real engine's decode
+            # steps do: else a long one would hold it (and a client's disconnect unseen) until
+            # its last token.
+            await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        if self.started:
+            self.started = False
+            self.slots.release()
+
+
+class GpuPace:
+    """A generation's pace on the simulated GPU (gateway/sim/gpu.py): its tokens come as the
+    batch's steps make them, after it waited in the engine's own queue."""
+
+    def __init__(self, gpu: Gpu, job: Job) -> None:
+        self.tokens = gpu.generate(job.prompt_tokens, job.n)
+
+    async def start(self) -> None:
+        return None  # it queues in the GPU's own scheduler, which refuses nothing
+
+    async def whole(self) -> None:
+        async for _ in self.tokens:
+            pass
+
+    async def token(self, i: int) -> None:
+        await anext(self.tokens, None)
+
+    async def close(self) -> None:
+        await self.tokens.aclose()  # a client that left takes its sequence out at once
+
+
 class GeneratingEngine(EngineBase):
     """The generation every path runs once it has a slot (or waits for one)."""
 
+    def pace(self, job: Job, delay: float) -> SlotPace | GpuPace:
+        """How this job's tokens come: the simulated GPU's steps when it is on, else a slot
+        and `delay` per token."""
+        gpu = self.gpu
+        return GpuPace(gpu, job) if gpu is not None else SlotPace(self.slots, job, delay)
+
     async def _generate(self, job: Job, delay: float, surface: Surface | None = None) -> bytes:
-        await self.slots.acquire(job.priority, job.n)
+        pace = self.pace(job, delay)
+        await pace.start()
         try:
-            if delay > 0 and job.n:
-                await asyncio.sleep(delay * job.n)
+            await pace.whole()
             return self.chat_whole(job) if surface is None else surface.whole(self, job)
         finally:
-            self.slots.release()
+            await pace.close()
 
     def chat_whole(self, job: Job) -> bytes:
         self._seq += 1
@@ -60,6 +122,7 @@ class GeneratingEngine(EngineBase):
         send: Send,
         record: Record,
         job: Job,
+        pace: SlotPace | GpuPace,
         surface: Surface = CHAT,
         first: list[bytes] | None = None,
     ) -> bool:
@@ -75,7 +138,7 @@ class GeneratingEngine(EngineBase):
             for event in first or ():
                 await send_more(send, event)
         try:
-            await self.slots.acquire(job.priority, job.n)
+            await pace.start()
         except Refused as refused:
             if not early:
                 await self._start(send, record, 200, SSE_HEADERS)
@@ -108,7 +171,8 @@ class GeneratingEngine(EngineBase):
         events = surface.events(self, job)
         early = surface.early(self) if self.config.server_info == "vllm" else 0
         first = [event for event, _ in events[:early]]
-        if not await self._stream_admitted(send, record, job, surface, first):
+        pace = self.pace(job, delay)
+        if not await self._stream_admitted(send, record, job, pace, surface, first):
             return None
         try:
             started = record.status is not None
@@ -116,32 +180,29 @@ class GeneratingEngine(EngineBase):
             for event, paced in events[early:]:
                 if paced:
                     count += 1
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    elif not count & 63:
-                        await asyncio.sleep(0)  # why: see stream_tokens
+                    await pace.token(count)
                 if not started:
                     await self._start(send, record, 200, SSE_HEADERS)
                     started = True
                 await send_more(send, event)
             surface.sent(self, job)
         finally:
-            self.slots.release()
+            await pace.close()
         return None
 
     async def stream_tokens(
         self, send: Send, record: Record, job: Job, delay: float
     ) -> bytes | None:
         """Send one SSE chunk per token, the finish chunk and the usage chunk; not [DONE]."""
-        if not await self._stream_admitted(send, record, job):
+        pace = self.pace(job, delay)
+        if not await self._stream_admitted(send, record, job, pace):
             return None
         try:
             base = self._stream_base(job)
             first, rest, final = chunk_frames(base, job)
             started = record.status is not None
             if job.n:
-                if delay > 0:
-                    await asyncio.sleep(delay)
+                await pace.token(0)
                 if not started:
                     await self._start(send, record, 200, SSE_HEADERS)
                 head, tail = first
@@ -154,13 +215,7 @@ class GeneratingEngine(EngineBase):
                 )
                 head, tail = rest
                 for i in range(1, job.n):
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                    elif not i & 63:
-                        # An instant stream still lets the loop run now and then, as a real
-                        # engine's decode steps do: else a long one would hold it (and a
-                        # client's disconnect unseen) until its last token.
-                        await asyncio.sleep(0)
+                    await pace.token(i)
                     await send(
                         {
                             "type": "http.response.body",
@@ -180,5 +235,5 @@ class GeneratingEngine(EngineBase):
                     }
                 )
         finally:
-            self.slots.release()
+            await pace.close()
         return None

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 
 
@@ -93,7 +93,7 @@ class Gpu:
 
     # ----- one generation -------------------------------------------------------------------
 
-    async def generate(self, prompt_tokens: int, max_tokens: int) -> AsyncIterator[int]:
+    async def generate(self, prompt_tokens: int, max_tokens: int) -> AsyncGenerator[int, None]:
         """The output tokens' numbers as the steps produce them. Closing it early (the client
         went away; use `contextlib.aclosing`) takes the sequence out of the batch or the queue
         at once, as an engine aborts a request whose connection closed."""
@@ -191,44 +191,53 @@ class Gpu:
 
     def metrics(self, kind: str, model: str = "sim-small") -> str:
         """The gauges as `kind` (vllm, sglang, llamacpp) publishes them on /metrics."""
-        running, waiting, kv = len(self.running), len(self.waiting), self.kv_usage
-        if kind == "vllm":
-            labels = f'{{engine="0",model_name="{model}"}}'
-            return (
-                "# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
-                "# TYPE vllm:num_requests_running gauge\n"
-                f"vllm:num_requests_running{labels} {float(running)}\n"
-                "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n"
-                "# TYPE vllm:num_requests_waiting gauge\n"
-                f"vllm:num_requests_waiting{labels} {float(waiting)}\n"
-                "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n"
-                "# TYPE vllm:kv_cache_usage_perc gauge\n"
-                f"vllm:kv_cache_usage_perc{labels} {kv}\n"
-                "# HELP vllm:num_preemptions_total Cumulative number of preemption from the"
-                " engine.\n"
-                "# TYPE vllm:num_preemptions_total counter\n"
-                f"vllm:num_preemptions_total{labels} {float(self.preemptions)}\n"
-            )
-        if kind == "sglang":
-            labels = f'{{engine_type="unified",model_name="{model}",pp_rank="0",tp_rank="0"}}'
-            return (
-                "# HELP sglang:num_running_reqs The number of running requests.\n"
-                "# TYPE sglang:num_running_reqs gauge\n"
-                f"sglang:num_running_reqs{labels} {float(running)}\n"
-                "# HELP sglang:num_queue_reqs The number of requests in the waiting queue.\n"
-                "# TYPE sglang:num_queue_reqs gauge\n"
-                f"sglang:num_queue_reqs{labels} {float(waiting)}\n"
-                "# HELP sglang:token_usage The token usage.\n"
-                "# TYPE sglang:token_usage gauge\n"
-                f"sglang:token_usage{labels} {round(kv, 2)}\n"
-            )
-        if kind == "llamacpp":
-            return (
-                "# HELP llamacpp:requests_processing Number of requests processing\n"
-                "# TYPE llamacpp:requests_processing gauge\n"
-                f"llamacpp:requests_processing {running}\n"
-                "# HELP llamacpp:requests_deferred Number of requests deferred\n"
-                "# TYPE llamacpp:requests_deferred gauge\n"
-                f"llamacpp:requests_deferred {waiting}\n"
-            )
+        return exposition(
+            kind,
+            running=len(self.running),
+            waiting=len(self.waiting),
+            kv_usage=self.kv_usage,
+            preemptions=self.preemptions,
+            model=model,
+        )
+
+
+def exposition(
+    kind: str,
+    *,
+    running: int,
+    waiting: int,
+    kv_usage: float | None,
+    preemptions: int = 0,
+    model: str = "sim-small",
+) -> str:
+    """An engine's load gauges in the /metrics shape of `kind` (vllm, sglang, llamacpp), with
+    the names, HELP texts and labels of its own source (tests/gateway/engines/metrics/)."""
+    out: list[str] = []
+
+    def gauge(name: str, help_: str, value: float, labels: str = "", kind_: str = "gauge") -> None:
+        out.append(f"# HELP {name} {help_}\n# TYPE {name} {kind_}\n{name}{labels} {value}\n")
+
+    if kind == "vllm":
+        labels = f'{{engine="0",model_name="{model}"}}'
+        gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
+              float(running), labels)  # fmt: skip
+        gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
+              float(waiting), labels)  # fmt: skip
+        if kv_usage is not None:
+            gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+                  kv_usage, labels)  # fmt: skip
+        gauge("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.",
+              float(preemptions), labels, "counter")  # fmt: skip
+    elif kind == "sglang":
+        labels = f'{{engine_type="unified",model_name="{model}",pp_rank="0",tp_rank="0"}}'
+        gauge("sglang:num_running_reqs", "The number of running requests.", float(running), labels)
+        gauge("sglang:num_queue_reqs", "The number of requests in the waiting queue.",
+              float(waiting), labels)  # fmt: skip
+        if kv_usage is not None:
+            gauge("sglang:token_usage", "The token usage.", round(kv_usage, 2), labels)
+    elif kind == "llamacpp":
+        gauge("llamacpp:requests_processing", "Number of requests processing", running)
+        gauge("llamacpp:requests_deferred", "Number of requests deferred", waiting)
+    else:
         raise ValueError(f"no metrics shape for {kind!r}")
+    return "".join(out)

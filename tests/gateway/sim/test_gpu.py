@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 
 from gateway.engines.gauges import read
+from gateway.sim.config import SimConfig
 from gateway.sim.gpu import Gpu, GpuConfig, Sequence
+from gateway.sim.server import SimServer
 
 
 async def collect(gpu: Gpu, prompt: int, n: int) -> list[int]:
@@ -126,3 +130,45 @@ def test_its_gauges_read_back_through_the_gateways_reader_in_each_engines_shape(
 
 def _seq(*, prompt: int, wanted: int) -> Sequence:
     return Sequence(prompt=prompt, wanted=wanted)
+
+
+# ----- in the sim: every generation through the GPU, its gauges on /metrics -----------------
+
+
+def test_the_sim_with_the_gpu_on_answers_through_its_batch_and_shows_its_queue_on_metrics():
+    config = SimConfig(
+        tokens=40, gpu_batch=2, gpu_step_ms=5, gpu_step_ms_per_seq=0, metrics="vllm"
+    )
+    with SimServer(config) as sim, httpx.Client(timeout=30) as http:
+
+        def chat(stream: bool) -> int:
+            body = {"model": "sim-small", "messages": [{"role": "user", "content": "hi"}]}
+            answer = http.post(sim.url + "/v1/chat/completions", json={**body, "stream": stream})
+            return answer.status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            answers = [pool.submit(chat, i % 2 == 0) for i in range(6)]
+            seen = []
+            while not all(a.done() for a in answers):
+                seen.append(read(http.get(sim.url + "/metrics").content, "vllm"))
+        assert [a.result() for a in answers] == [200] * 6
+        assert max(g.running for g in seen) == 2  # the batch bound
+        assert max(g.waiting for g in seen) >= 1  # the engine's own queue
+        assert read(http.get(sim.url + "/metrics").content, "vllm").running == 0
+
+
+def test_the_sims_metrics_answer_404_unless_asked_for_and_follow_the_slots_without_a_gpu():
+    with SimServer(SimConfig()) as plain, httpx.Client() as http:
+        assert http.get(plain.url + "/metrics").status_code == 404
+        http.post(plain.url + "/sim/config", json={"metrics": "llamacpp"})
+        text = http.get(plain.url + "/metrics").text
+        assert read(text, "llamacpp").running == 0
+        refused = http.post(plain.url + "/sim/config", json={"metrics": "tgi"})
+        assert refused.status_code == 400
+
+
+def test_the_gpus_batch_can_shrink_while_it_runs():
+    with SimServer(SimConfig(gpu_batch=8)) as sim, httpx.Client() as http:
+        state = http.post(sim.url + "/sim/config", json={"gpu_batch": 4}).json()
+        assert state["gpu_batch"] == 4
+        assert http.post(sim.url + "/sim/config", json={"gpu_batch": -1}).status_code == 400
