@@ -9,15 +9,11 @@ the token usage read on the way. The relay (gateway/dataplane/relay.py) runs the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gateway.core import wire_json
 from gateway.core.errors import GatewayError
 from gateway.core.usage import Usage
-
-if TYPE_CHECKING:
-    pass
-
 
 DONE_EVENT = b"data: [DONE]\n\n"
 
@@ -37,6 +33,21 @@ def event_data(event: bytes) -> bytes | None:
         line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")
     ]
     return b"\n".join(lines) if lines else None
+
+
+class Backend(Protocol):
+    """What a dialect sees of the backend chosen for an attempt (the runtime's Upstream): it
+    never reaches the backend's connection, key or slot."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def keeps_responses(self) -> bool: ...
+
+    def native(self, surface: str) -> bool: ...
+
+    def prepare(self, body: dict[str, Any], *, model: str, cls: int) -> None: ...
 
 
 class Plan:
@@ -78,17 +89,15 @@ class Plan:
         return b"data: " + error.body() + b"\n\n" + DONE_EVENT
 
 
-def _json(data: bytes) -> Any:
+def decoded(data: bytes) -> Any:
+    """An event's data as JSON, or None when it is not (a translator reads that as broken)."""
     try:
         return wire_json.loads(data)
     except (ValueError, RecursionError):
         return None
 
 
-# ----- the Anthropic Messages surface ----------------------------------------------------------
-
-
-class _NativePlan(Plan):
+class NativePlan(Plan):
     """A surface passed through to a backend that serves it natively: the answer and its events
     go on unchanged, the usage read from them as they pass (`api`: its module's readers)."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gateway.core import answers
 from gateway.core.errors import BadRequest, GatewayError
@@ -13,15 +13,19 @@ from gateway.dialects.anthropic import errors, native, to_chat, validate
 from gateway.dialects.anthropic import from_chat as anthropic_from_chat
 from gateway.dialects.anthropic import stream as anthropic_stream
 from gateway.dialects.openai.dialect import Surface
-from gateway.dialects.plan import Plan, _json, _NativePlan, dump, event_data, split_events
-from gateway.engines.priority_forwarding import apply_mapping
+from gateway.dialects.plan import (
+    Backend,
+    NativePlan,
+    Plan,
+    decoded,
+    dump,
+    event_data,
+    split_events,
+)
+from gateway.dialects.stored_state import RequestState
 
-if TYPE_CHECKING:
-    from gateway.dialects.stored_state import RequestState
-    from gateway.runtime.registry import Upstream
 
-
-class MessagesPlan(_NativePlan):
+class MessagesPlan(NativePlan):
     """/v1/messages to a backend that serves it: passed through, usage read as it passes."""
 
     api = native
@@ -59,7 +63,7 @@ class MessagesFromChat(Plan):
             if payload.strip() == b"[DONE]":
                 out.append(stream.finish())
             else:
-                out.append(stream.feed(_json(payload)))
+                out.append(stream.feed(decoded(payload)))
         self.usage = stream.usage
         return b"".join(out)
 
@@ -88,7 +92,7 @@ class MessagesSurface(Surface):
     def plan(
         self,
         client_body: dict[str, Any],
-        upstream: Upstream,
+        upstream: Backend,
         *,
         model: str,
         cls: int,
@@ -96,15 +100,13 @@ class MessagesSurface(Surface):
     ) -> Plan:
         if upstream.native("messages"):
             body = dict(client_body)
-            body["model"] = model
-            apply_mapping(body, upstream.mapping, cls)
+            upstream.prepare(body, model=model, cls=cls)
             return MessagesPlan(body)
         try:
             chat = to_chat.to_chat(client_body)
         except errors.MessagesError as err:
             raise BadRequest(err.message) from None
-        chat["model"] = model
-        apply_mapping(chat, upstream.mapping, cls)
+        upstream.prepare(chat, model=model, cls=cls)
         return MessagesFromChat(chat, to_chat.reply_options(client_body))
 
     def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:

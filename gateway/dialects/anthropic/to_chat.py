@@ -34,15 +34,11 @@ tests/gateway/dialects/test_anthropic.py):
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gateway.core.errors import echoed
 from gateway.core.output_limits import output_limit
-from gateway.dialects.anthropic.errors import _invalid
-
-if TYPE_CHECKING:
-    from gateway.dialects.anthropic.errors import MessagesError
-
+from gateway.dialects.anthropic.errors import MessagesError, _invalid
 
 _encode_arguments = json.JSONEncoder(ensure_ascii=False).encode
 
