@@ -110,8 +110,7 @@ class MessagesSurface(Surface):
         return MessagesFromChat(chat, to_chat.reply_options(client_body))
 
     def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        # Anthropic's clients back off and retry on 529: every "not now" is one here.
-        status = 529 if err.status == 503 else err.status
+        status = answers.anthropic_status(err.status)
         return status, err.headers(), errors.error_body(answers.error_type(status), err.message)
 
 

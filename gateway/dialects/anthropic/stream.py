@@ -6,6 +6,7 @@ from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
+from gateway.core.answers import error_type, mid_answer_failure
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as usage_from_chat
 from gateway.dialects.anthropic.errors import _encode_compact, error_event
@@ -42,6 +43,8 @@ _TEXT_START = b',"content_block":{"type":"text","text":""}}\n\n'
 _THINKING_START = b',"content_block":{"type":"thinking","thinking":"","signature":""}}\n\n'
 
 _NONE, _TEXT, _THINKING, _TOOL = 0, 1, 2, 3
+
+_ENGINE_FAILED = error_type(502)  # an engine's broken answer is the gateway's 502: api_error
 
 
 def _json_str(text: str) -> bytes:
@@ -102,7 +105,7 @@ class StreamTranslator:
         if not isinstance(chunk, dict):
             return self._engine_failed("The model server sent a chunk that is not an object.")
         if chunk.get("error") is not None or chunk.get("object") == "error":
-            return self._engine_failed(_engine_error(chunk))
+            return self._engine_failed(mid_answer_failure(chunk))
         out: list[bytes] = []
         if not self._started:
             out.append(self._start(chunk))
@@ -164,7 +167,7 @@ class StreamTranslator:
     # ----- inside -------------------------------------------------------------------------
 
     def _engine_failed(self, message: str) -> bytes:
-        return self.fail("api_error", message)
+        return self.fail(_ENGINE_FAILED, message)
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self._started = True
@@ -250,14 +253,3 @@ class StreamTranslator:
             else:
                 head = _DELTA_HEAD + str(block).encode() + _DELTA_KIND[_TOOL]
             out.append(head + _json_str(arguments) + _DELTA_END)
-
-
-def _engine_error(chunk: dict[str, Any]) -> str:
-    inner = chunk.get("error")
-    source = inner if isinstance(inner, dict) else chunk
-    message = source.get("message")
-    if isinstance(message, str) and message:
-        return f"The model server failed mid-answer: {message[:500]}"
-    if isinstance(inner, str) and inner:
-        return f"The model server failed mid-answer: {inner[:500]}"
-    return "The model server failed mid-answer."

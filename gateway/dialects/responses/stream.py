@@ -7,6 +7,7 @@ import re
 import time
 from typing import Any
 
+from gateway.core.answers import error_chunk_message
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as _usage_from_chat
 from gateway.dialects.responses.from_chat import (
@@ -145,7 +146,7 @@ class StreamTranslator:
             if read is not None:
                 self.usage = read
                 self.reasoning_tokens = _reasoning_tokens(usage)
-        failure = _engine_error(chunk)
+        failure = error_chunk_message(chunk)
         if failure is not None:
             return self._join(out, self.fail(failure))
         choices = chunk.get("choices")
@@ -418,18 +419,3 @@ class StreamTranslator:
         if self._open is not None:  # every stream has its last item open until now
             self._close(self._open, status, out)
         return None
-
-
-def _engine_error(chunk: dict[str, Any]) -> str | None:
-    """The message of an engine's error event: vLLM's and OpenAI's nested `error`, SGLang's
-    flat `{"object": "error", "message"}`."""
-    error = chunk.get("error")
-    if isinstance(error, dict):
-        message = error.get("message")
-        return message if isinstance(message, str) and message else "The model server failed."
-    if isinstance(error, str) and error:
-        return error
-    if chunk.get("object") == "error":
-        message = chunk.get("message")
-        return message if isinstance(message, str) and message else "The model server failed."
-    return None
