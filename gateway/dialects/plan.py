@@ -116,3 +116,40 @@ class NativePlan(Plan):
             self._native.feed_sse(data)
             self.usage = self._native.usage
         return data
+
+
+class Translator(Protocol):
+    """A stream translator: chat completion chunks in, the dialect's events out."""
+
+    usage: Usage | None
+
+    def feed(self, chunk: object) -> bytes: ...
+
+    def finish(self) -> bytes: ...
+
+
+class TranslatedPlan(Plan):
+    """A dialect translated: chat completions asked of the backend, its stream turned back into
+    the dialect's events by `stream`, event by event as it comes (never buffered)."""
+
+    stream: Translator
+
+    def __init__(self, chat: dict[str, Any]) -> None:
+        super().__init__("/v1/chat/completions", chat)
+
+    def events(self, data: bytes) -> bytes:
+        out = []
+        stream = self.stream
+        for event in split_events(data):
+            payload = event_data(event)
+            if payload is None:
+                continue
+            if payload.strip() == b"[DONE]":
+                out.append(stream.finish())
+            else:
+                out.append(stream.feed(decoded(payload)))
+        self.usage = stream.usage
+        return b"".join(out)
+
+    def end(self) -> bytes:
+        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did

@@ -17,10 +17,8 @@ from gateway.dialects.plan import (
     Backend,
     NativePlan,
     Plan,
-    decoded,
+    TranslatedPlan,
     dump,
-    event_data,
-    split_events,
 )
 from gateway.dialects.stored_state import RequestState
 
@@ -37,12 +35,14 @@ class MessagesPlan(NativePlan):
         return errors.error_event(answers.error_type(error.status), error.message)
 
 
-class MessagesFromChat(Plan):
+class MessagesFromChat(TranslatedPlan):
     """/v1/messages translated: chat completions asked of the backend, its answer turned back
     into a message, event by event as it streams (never buffered)."""
 
+    stream: anthropic_stream.StreamTranslator
+
     def __init__(self, chat: dict[str, Any], options: dict[str, Any]) -> None:
-        super().__init__("/v1/chat/completions", chat)
+        super().__init__(chat)
         self.options = options
         self.stream = anthropic_stream.StreamTranslator(**options)
 
@@ -52,23 +52,6 @@ class MessagesFromChat(Plan):
         )  # ValueError: the engine's fault
         self.usage = from_chat(parsed.get("usage"))
         return dump(message)
-
-    def events(self, data: bytes) -> bytes:
-        out = []
-        stream = self.stream
-        for event in split_events(data):
-            payload = event_data(event)
-            if payload is None:
-                continue
-            if payload.strip() == b"[DONE]":
-                out.append(stream.finish())
-            else:
-                out.append(stream.feed(decoded(payload)))
-        self.usage = stream.usage
-        return b"".join(out)
-
-    def end(self) -> bytes:
-        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did
 
     def fail(self, error: GatewayError) -> bytes:
         return self.stream.fail(answers.error_type(error.status), error.message)

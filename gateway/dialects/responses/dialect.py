@@ -15,6 +15,7 @@ from gateway.dialects.plan import (
     Backend,
     NativePlan,
     Plan,
+    TranslatedPlan,
     decoded,
     dump,
     event_data,
@@ -67,12 +68,14 @@ class ResponsesPlan(NativePlan):
         return b"event: error\ndata: " + dump(event) + b"\n\n"
 
 
-class ResponsesFromChat(Plan):
+class ResponsesFromChat(TranslatedPlan):
     """/v1/responses translated: chat completions asked of the backend, its answer turned back
     into a response, event by event as it streams."""
 
+    stream: responses_stream.StreamTranslator
+
     def __init__(self, chat: dict[str, Any], request: dict[str, Any]) -> None:
-        super().__init__("/v1/chat/completions", chat)
+        super().__init__(chat)
         self.request = request
         self.stream = responses_stream.StreamTranslator(model=request["model"], request=request)
 
@@ -82,23 +85,6 @@ class ResponsesFromChat(Plan):
         )
         self.usage = from_chat(parsed.get("usage"))
         return dump(answer)
-
-    def events(self, data: bytes) -> bytes:
-        out = []
-        stream = self.stream
-        for event in split_events(data):
-            payload = event_data(event)
-            if payload is None:
-                continue
-            if payload.strip() == b"[DONE]":
-                out.append(stream.finish())
-            else:
-                out.append(stream.feed(decoded(payload)))
-        self.usage = stream.usage
-        return b"".join(out)
-
-    def end(self) -> bytes:
-        return self.stream.finish()
 
     def fail(self, error: GatewayError) -> bytes:
         return self.stream.fail(error.message)
