@@ -118,15 +118,7 @@ class StreamTranslator:
         if choices and isinstance(choices, list):
             choice = choices[0]
             if isinstance(choice, dict):
-                delta = choice.get("delta")
-                if isinstance(delta, dict):
-                    self._delta(delta, out)
-                finish = choice.get("finish_reason")
-                if finish is not None:
-                    self._finish = finish
-                matched = _matched(choice)
-                if matched is not None:
-                    self._matched = matched
+                self._choice(choice, out)
         if len(out) == 1:
             return out[0]
         return b"".join(out)
@@ -186,6 +178,17 @@ class StreamTranslator:
                 _PING,
             )
         )
+
+    def _choice(self, choice: dict[str, Any], out: list[bytes]) -> None:
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            self._delta(delta, out)
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            self._finish = finish
+        matched = _matched(choice)
+        if matched is not None:
+            self._matched = matched
 
     def _delta(self, delta: dict[str, Any], out: list[bytes]) -> None:
         if self.thinking:

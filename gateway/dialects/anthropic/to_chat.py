@@ -64,6 +64,10 @@ def reply_options(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# The sampling fields chat reads the same way, copied as they are.
+_SAMPLING = ("temperature", "top_p", "top_k")
+
+
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A validated Messages request as a chat completions request (see the module docstring).
 
@@ -71,6 +75,27 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     priority field, say) reaches the engine. Raises MessagesError(400) for what chat
     completions cannot carry, naming it.
     """
+    chat: dict[str, Any] = {"model": body["model"], "messages": _conversation(body)}
+    max_tokens = output_limit(body)  # the largest the body names: what its allowance reserved
+    if max_tokens is not None:
+        chat["max_tokens"] = max_tokens
+    for name in _SAMPLING:
+        value = body.get(name)
+        if value is not None:
+            chat[name] = value
+    stops = body.get("stop_sequences")
+    if stops:
+        chat["stop"] = list(stops)
+    tools = body.get("tools")
+    if tools:
+        chat["tools"] = [_chat_tool(tool, f"tools.{i}") for i, tool in enumerate(tools)]
+        _tool_choice(body.get("tool_choice"), chat)
+    _extras(body, chat)
+    return chat
+
+
+def _conversation(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The system prompt and every message, as chat messages."""
     messages: list[dict[str, Any]] = []
     system = _system_text(body.get("system"))
     if system:
@@ -86,21 +111,11 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
                 messages.append({"role": "system", "content": text})
         else:
             _assistant_turn(content, f"messages.{i}", messages)
-    chat: dict[str, Any] = {"model": body["model"], "messages": messages}
-    max_tokens = output_limit(body)  # the largest the body names: what its allowance reserved
-    if max_tokens is not None:
-        chat["max_tokens"] = max_tokens
-    for name in ("temperature", "top_p", "top_k"):
-        value = body.get(name)
-        if value is not None:
-            chat[name] = value
-    stops = body.get("stop_sequences")
-    if stops:
-        chat["stop"] = list(stops)
-    tools = body.get("tools")
-    if tools:
-        chat["tools"] = [_chat_tool(tool, f"tools.{i}") for i, tool in enumerate(tools)]
-        _tool_choice(body.get("tool_choice"), chat)
+    return messages
+
+
+def _extras(body: dict[str, Any], chat: dict[str, Any]) -> None:
+    """The caller's user id, the output format and streaming, in chat's words."""
     metadata = body.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("user_id"), str):
         chat["user"] = metadata["user_id"]
@@ -113,7 +128,6 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("stream") is True:
         chat["stream"] = True
         chat["stream_options"] = {"include_usage": True}
-    return chat
 
 
 def _system_text(system: object) -> str:

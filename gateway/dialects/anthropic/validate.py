@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from gateway.core.scheduling_fields import refusal, refused_field
@@ -24,6 +25,18 @@ def validate(body: object, *, counting: bool = False) -> None:
     `to_chat` refuses them. `counting`: a count_tokens body, which has no max_tokens."""
     if not isinstance(body, dict):
         raise _invalid("The request body must be a JSON object.")
+    _check_head(body, counting)
+    _check_messages(body.get("messages"))
+    _check_system(body.get("system"))
+    _check_optional(body)
+    _check_tools(body.get("tools"))
+    _check_tool_choice(body.get("tool_choice"))
+    _check_thinking(body.get("thinking"))
+    _check_output_config(body.get("output_config"))
+
+
+def _check_head(body: dict[str, Any], counting: bool) -> None:
+    """The model, the fields a client may not send, and max_tokens (not when counting)."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise _invalid("model: a model name (a non-empty string) is required.")
@@ -34,7 +47,9 @@ def validate(body: object, *, counting: bool = False) -> None:
         max_tokens = body.get("max_tokens")
         if not _is_int(max_tokens) or max_tokens < 1:
             raise _invalid("max_tokens: an integer of at least 1 is required.")
-    messages = body.get("messages")
+
+
+def _check_messages(messages: object) -> None:
     if not isinstance(messages, list) or not messages:
         raise _invalid("messages: a non-empty list of messages is required.")
     for i, message in enumerate(messages):
@@ -42,24 +57,26 @@ def validate(body: object, *, counting: bool = False) -> None:
     if all(message["role"] == "system" for message in messages):
         # Instructions alone are no turn to answer; an empty one would leave chat no message.
         raise _invalid("messages: at least one user or assistant message is required.")
-    system = body.get("system")
-    if system is not None and not isinstance(system, str):
-        if not isinstance(system, list):
-            raise _invalid("system: must be a string or a list of text blocks.")
-        for i, block in enumerate(system):
-            if not isinstance(block, dict) or block.get("type") != "text":
-                raise _invalid(f"system.{i}: must be a text block.")
-            _check_text(block, f"system.{i}")
-    _check_optional(body)
-    tools = body.get("tools")
-    if tools is not None:
-        if not isinstance(tools, list):
-            raise _invalid("tools: must be a list of tools.")
-        for i, tool in enumerate(tools):
-            _check_tool(tool, f"tools.{i}")
-    _check_tool_choice(body.get("tool_choice"))
-    _check_thinking(body.get("thinking"))
-    _check_output_config(body.get("output_config"))
+
+
+def _check_system(system: object) -> None:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list):
+        raise _invalid("system: must be a string or a list of text blocks.")
+    for i, block in enumerate(system):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            raise _invalid(f"system.{i}: must be a text block.")
+        _check_text(block, f"system.{i}")
+
+
+def _check_tools(tools: object) -> None:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise _invalid("tools: must be a list of tools.")
+    for i, tool in enumerate(tools):
+        _check_tool(tool, f"tools.{i}")
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -128,43 +145,49 @@ def _typed_block(block: object, at: str) -> tuple[dict[str, Any], str]:
 
 def _check_block(raw: object, at: str, role: str) -> None:
     block, kind = _typed_block(raw, at)
-    if kind == "text":
-        _check_text(block, at)
-    elif kind == "image":
-        _check_image(block, at)
-    elif kind == "tool_use":
-        if role != "assistant":
-            raise _invalid(f"{at}: tool_use blocks belong in assistant messages.")
-        if not isinstance(block.get("id"), str) or not block["id"]:
-            raise _invalid(f"{at}.id: a tool use id (a non-empty string) is required.")
-        if not isinstance(block.get("name"), str) or not block["name"]:
-            raise _invalid(f"{at}.name: a tool name (a non-empty string) is required.")
-        if not isinstance(block.get("input"), dict):
-            raise _invalid(f"{at}.input: must be an object.")
-    elif kind == "tool_result":
-        if role != "user":
-            raise _invalid(f"{at}: tool_result blocks belong in user messages.")
-        if not isinstance(block.get("tool_use_id"), str) or not block["tool_use_id"]:
-            raise _invalid(f"{at}.tool_use_id: the id of a tool use (a string) is required.")
-        is_error = block.get("is_error")
-        if is_error is not None and not isinstance(is_error, bool):
-            raise _invalid(f"{at}.is_error: must be true or false.")
-        content = block.get("content")
-        if content is None or isinstance(content, str):
-            return
-        if not isinstance(content, list):
-            raise _invalid(f"{at}.content: must be a string or a list of content blocks.")
-        for k, raw_inner in enumerate(content):
-            inner_at = f"{at}.content.{k}"
-            inner, inner_kind = _typed_block(raw_inner, inner_at)
-            if inner_kind == "text":
-                _check_text(inner, inner_at)
-            elif inner_kind == "image":
-                _check_image(inner, inner_at)
-    elif kind == "thinking":
-        if not isinstance(block.get("thinking"), str):
-            raise _invalid(f"{at}.thinking: must be a string.")
-    elif kind == "redacted_thinking" and not isinstance(block.get("data"), str):
+    belongs = _ROLE_OF.get(kind)
+    if belongs is not None and role != belongs:
+        raise _invalid(f"{at}: {kind} blocks belong in {belongs} messages.")
+    check = _BLOCK_CHECKS.get(kind)
+    if check is not None:  # a type this module does not know passes (see validate)
+        check(block, at)
+
+
+def _check_tool_use(block: dict[str, Any], at: str) -> None:
+    if not isinstance(block.get("id"), str) or not block["id"]:
+        raise _invalid(f"{at}.id: a tool use id (a non-empty string) is required.")
+    if not isinstance(block.get("name"), str) or not block["name"]:
+        raise _invalid(f"{at}.name: a tool name (a non-empty string) is required.")
+    if not isinstance(block.get("input"), dict):
+        raise _invalid(f"{at}.input: must be an object.")
+
+
+def _check_tool_result(block: dict[str, Any], at: str) -> None:
+    if not isinstance(block.get("tool_use_id"), str) or not block["tool_use_id"]:
+        raise _invalid(f"{at}.tool_use_id: the id of a tool use (a string) is required.")
+    is_error = block.get("is_error")
+    if is_error is not None and not isinstance(is_error, bool):
+        raise _invalid(f"{at}.is_error: must be true or false.")
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise _invalid(f"{at}.content: must be a string or a list of content blocks.")
+    for k, raw_inner in enumerate(content):
+        inner_at = f"{at}.content.{k}"
+        inner, inner_kind = _typed_block(raw_inner, inner_at)
+        check = _RESULT_CHECKS.get(inner_kind)
+        if check is not None:
+            check(inner, inner_at)
+
+
+def _check_thinking_block(block: dict[str, Any], at: str) -> None:
+    if not isinstance(block.get("thinking"), str):
+        raise _invalid(f"{at}.thinking: must be a string.")
+
+
+def _check_redacted(block: dict[str, Any], at: str) -> None:
+    if not isinstance(block.get("data"), str):
         raise _invalid(f"{at}.data: must be a string.")
 
 
@@ -194,6 +217,25 @@ def _check_image(block: dict[str, Any], at: str) -> None:
             raise _invalid(f"{at}.source.file_id: a file id (a string) is required.")
     else:
         raise _invalid(f'{at}.source.type: must be "base64", "url" or "file".')
+
+
+# One checker per block type a message may hold; the role a type belongs in, where it has one.
+_BLOCK_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "text": _check_text,
+    "image": _check_image,
+    "tool_use": _check_tool_use,
+    "tool_result": _check_tool_result,
+    "thinking": _check_thinking_block,
+    "redacted_thinking": _check_redacted,
+}
+
+_ROLE_OF = {"tool_use": "assistant", "tool_result": "user"}
+
+# What a tool result's own blocks are checked for (other types pass).
+_RESULT_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "text": _check_text,
+    "image": _check_image,
+}
 
 
 def _check_tool(tool: object, at: str) -> None:
