@@ -155,19 +155,9 @@ class StreamTranslator:
         if not isinstance(choices, list):
             return self._join(out, self._broken("a stream chunk whose choices are not a list"))
         for choice in choices:
-            if not isinstance(choice, dict):
-                return self._join(out, self._broken("a stream choice that is not an object"))
-            if choice.get("index") not in (0, None) or self._finish is not None:
-                continue  # one choice is asked for; nothing counts after its finish
-            broken = self._delta(choice.get("delta"), out)
+            broken = self._choice(choice, out)
             if broken is not None:
                 return self._join(out, self._broken(broken))
-            finish = choice.get("finish_reason")
-            if isinstance(finish, str) and finish:
-                self._finish = finish
-                broken = self._close_all(out)
-                if broken is not None:
-                    return self._join(out, self._broken(broken))
         return b"".join(out)
 
     def finish(self) -> bytes:
@@ -245,6 +235,21 @@ class StreamTranslator:
             error=error,
         )
         return _encode(head)[:-1] + self._echo_json
+
+    def _choice(self, choice: object, out: list[bytes]) -> str | None:
+        """Events for one choice of a chunk into `out`; what is wrong with it, if something is."""
+        if not isinstance(choice, dict):
+            return "a stream choice that is not an object"
+        if choice.get("index") not in (0, None) or self._finish is not None:
+            return None  # one choice is asked for; nothing counts after its finish
+        broken = self._delta(choice.get("delta"), out)
+        if broken is not None:
+            return broken
+        finish = choice.get("finish_reason")
+        if isinstance(finish, str) and finish:
+            self._finish = finish
+            return self._close_all(out)
+        return None
 
     def _delta(self, delta: object, out: list[bytes]) -> str | None:
         """Events for one delta into `out`; what is wrong with it, if something is."""
@@ -325,33 +330,37 @@ class StreamTranslator:
         return b'%b%b,"sequence_number":%d}\n\n' % (item.prefix, _quote(text).encode(), seq)
 
     def _call_delta(self, raw: object, out: list[bytes]) -> str | None:
-        if not isinstance(raw, dict):
-            return "a tool call delta that is not an object"
-        function = raw.get("function")
-        if function is None:
-            function = {}
-        if not isinstance(function, dict):
-            return "a tool call delta whose function is not an object"
-        name, arguments, call_id = function.get("name"), function.get("arguments"), raw.get("id")
-        if isinstance(arguments, dict):
-            arguments = json.dumps(arguments)
-        if (
-            (name is not None and not isinstance(name, str))
-            or (arguments is not None and not isinstance(arguments, str))
-            or (call_id is not None and not isinstance(call_id, str))
-        ):
-            return "a tool call delta with a name, arguments or id that is not a string"
-        index = raw.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
+        fields = _call_fields(raw)
+        if isinstance(fields, str):
+            return fields  # what is wrong with it
+        name, arguments, call_id, index = fields
+        if index is None:
             index = self._index_of(call_id)
         call = self._calls.get(index)
         if call is None:
-            call = self._calls[index] = _Call()
-            self._held = ""  # whitespace before a call is the parser's, not the model's
-            if self._open is not None:
-                self._close(self._open, "completed", out)
+            call = self._open_call(index, out)
         elif call.item is not None and call.item.closed:
             return "a tool call that went on after the next one had started"
+        self._call_progress(call, name, arguments, call_id, out)
+        return None
+
+    def _open_call(self, index: int, out: list[bytes]) -> _Call:
+        call = self._calls[index] = _Call()
+        self._held = ""  # whitespace before a call is the parser's, not the model's
+        if self._open is not None:
+            self._close(self._open, "completed", out)
+        return call
+
+    def _call_progress(
+        self,
+        call: _Call,
+        name: str | None,
+        arguments: str | None,
+        call_id: str | None,
+        out: list[bytes],
+    ) -> None:
+        """What a delta adds to its call: its id and name (the first given), its arguments;
+        the call's item added once its name is known, the arguments so far sent in it."""
         if call_id and call.call_id is None:
             call.call_id = call_id
         if name and call.name is None:
@@ -363,7 +372,6 @@ class StreamTranslator:
         if call.item is not None and call.pending:
             out.append(self._text_delta(call.item, "".join(call.pending)))
             call.pending = []
-        return None
 
     def _index_of(self, call_id: str | None) -> int:
         """The index of a tool call delta without one: engines that leave it out stream one
@@ -419,3 +427,28 @@ class StreamTranslator:
         if self._open is not None:  # every stream has its last item open until now
             self._close(self._open, status, out)
         return None
+
+
+def _call_fields(raw: object) -> tuple[str | None, str | None, str | None, int | None] | str:
+    """A tool call delta's (name, arguments, id, index), or what is wrong with it; a missing
+    or unusable index is None."""
+    if not isinstance(raw, dict):
+        return "a tool call delta that is not an object"
+    function = raw.get("function")
+    if function is None:
+        function = {}
+    if not isinstance(function, dict):
+        return "a tool call delta whose function is not an object"
+    name, arguments, call_id = function.get("name"), function.get("arguments"), raw.get("id")
+    if isinstance(arguments, dict):
+        arguments = json.dumps(arguments)
+    if (
+        (name is not None and not isinstance(name, str))
+        or (arguments is not None and not isinstance(arguments, str))
+        or (call_id is not None and not isinstance(call_id, str))
+    ):
+        return "a tool call delta with a name, arguments or id that is not a string"
+    index = raw.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        index = None
+    return name, arguments, call_id, index

@@ -57,6 +57,10 @@ IMAGE_DETAILS = frozenset({"auto", "low", "high"})
 _LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
+# The sampling fields chat reads the same way, copied as they are.
+_SAMPLING = ("temperature", "top_p", "user")
+
+
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A stateless Responses request as the chat completions request that asks the same."""
     validate(body)
@@ -64,6 +68,27 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if error is not None:
         raise error
     chat: dict[str, Any] = {"model": body["model"], "messages": _messages(body)}
+    _tools_and_choice(body, chat)
+    _copy(body, chat, _SAMPLING)
+    limit = output_limit(body)  # whichever field named it: what the allowance reserved
+    if limit is not None:
+        chat["max_tokens"] = limit
+    fmt = _response_format(body.get("text"))
+    if fmt is not None:
+        chat["response_format"] = fmt
+    reasoning = body.get("reasoning")
+    if isinstance(reasoning, dict) and _one_of(reasoning.get("effort"), REASONING_EFFORTS):
+        chat["reasoning_effort"] = reasoning["effort"]
+    _refuse_logprobs(body)
+    _copy(body, chat, CHAT_PASSTHROUGH)
+    if body.get("stream") is True:
+        chat["stream"] = True
+        # The gateway records every request's usage; the Responses stream ends with it anyway.
+        chat["stream_options"] = {"include_usage": True}
+    return chat
+
+
+def _tools_and_choice(body: dict[str, Any], chat: dict[str, Any]) -> None:
     tools = _tools(body.get("tools"))
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
@@ -78,32 +103,21 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
             chat["tool_choice"] = choice
         if body.get("parallel_tool_calls") is not None:
             chat["parallel_tool_calls"] = body["parallel_tool_calls"]
-    for name in ("temperature", "top_p", "user"):
+
+
+def _copy(body: dict[str, Any], chat: dict[str, Any], names: tuple[str, ...]) -> None:
+    for name in names:
         if body.get(name) is not None:
             chat[name] = body[name]
-    limit = output_limit(body)  # whichever field named it: what the allowance reserved
-    if limit is not None:
-        chat["max_tokens"] = limit
-    fmt = _response_format(body.get("text"))
-    if fmt is not None:
-        chat["response_format"] = fmt
-    reasoning = body.get("reasoning")
-    if isinstance(reasoning, dict) and _one_of(reasoning.get("effort"), REASONING_EFFORTS):
-        chat["reasoning_effort"] = reasoning["effort"]
+
+
+def _refuse_logprobs(body: dict[str, Any]) -> None:
     if body.get("top_logprobs") or _LOGPROBS_INCLUDE in (body.get("include") or ()):
         raise ResponsesError(
             "Log probabilities are not translated to chat completions, which this model's "
             "backend serves. Leave out 'top_logprobs' and the logprobs 'include'.",
             param="top_logprobs" if body.get("top_logprobs") else "include",
         )
-    for name in CHAT_PASSTHROUGH:
-        if body.get(name) is not None:
-            chat[name] = body[name]
-    if body.get("stream") is True:
-        chat["stream"] = True
-        # The gateway records every request's usage; the Responses stream ends with it anyway.
-        chat["stream_options"] = {"include_usage": True}
-    return chat
 
 
 def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -43,32 +43,28 @@ def _one_of(value: object, names: frozenset[str]) -> bool:
     return isinstance(value, str) and value in names
 
 
+# Each optional top-level field with the one JSON type it has when given.
+_TYPED_FIELDS = (
+    *((name, str, "a string") for name in _STRING_FIELDS),
+    *((name, bool, "a boolean") for name in _BOOL_FIELDS),
+    *((name, dict, "an object") for name in _OBJECT_FIELDS),
+)
+
+
 def validate(body: object) -> None:
     """Refuse (ResponsesError, 400) a body that is not a Responses request as the API reference
     types it. Checks what the gateway reads and the documented types and ranges; unknown fields
     and item types pass, for native backends know more than this module does."""
     if not isinstance(body, dict):
         raise ResponsesError("The request body must be a JSON object.")
-    model = body.get("model")
-    if model is None:
-        raise ResponsesError("Missing required parameter: 'model'.", param="model")
-    if not isinstance(model, str) or not model:
-        raise _wrong_type("model", "a non-empty string", model)
+    _check_model(body.get("model"))
     refused = refused_field(body)
     if refused is not None:
         raise ResponsesError(f"'{refused}' is {refusal(refused)}", param=refused)
-    for name in _STRING_FIELDS:
+    for name, kind, expected in _TYPED_FIELDS:
         value = body.get(name)
-        if value is not None and not isinstance(value, str):
-            raise _wrong_type(name, "a string", value)
-    for name in _BOOL_FIELDS:
-        value = body.get(name)
-        if value is not None and not isinstance(value, bool):
-            raise _wrong_type(name, "a boolean", value)
-    for name in _OBJECT_FIELDS:
-        value = body.get(name)
-        if value is not None and not isinstance(value, dict):
-            raise _wrong_type(name, "an object", value)
+        if value is not None and not isinstance(value, kind):
+            raise _wrong_type(name, expected, value)
     _check_number(body, "temperature", 0.0, 2.0)
     _check_number(body, "top_p", 0.0, 1.0)
     _check_int(body, "max_output_tokens", 1, None)
@@ -77,39 +73,61 @@ def validate(body: object) -> None:
     truncation = body.get("truncation")
     if truncation is not None and not _one_of(truncation, TRUNCATIONS):
         raise _wrong_value("truncation", "expected 'auto' or 'disabled'.")
-    metadata = body.get("metadata")
-    if metadata is not None:
-        if not isinstance(metadata, dict):
-            raise _wrong_type("metadata", "an object", metadata)
-        for key, value in metadata.items():
-            if not isinstance(value, str):
-                raise _wrong_type(f"metadata.{key}", "a string", value)
-    include = body.get("include")
-    if include is not None:
-        if not isinstance(include, list):
-            raise _wrong_type("include", "an array of strings", include)
-        for i, entry in enumerate(include):
-            if not isinstance(entry, str):
-                raise _wrong_type(f"include[{i}]", "a string", entry)
+    _check_metadata(body.get("metadata"))
+    _check_include(body.get("include"))
     conversation = body.get("conversation")
     if conversation is not None and not isinstance(conversation, str | dict):
         raise _wrong_type("conversation", "a string or an object", conversation)
-    reasoning = body.get("reasoning")
+    _check_reasoning(body.get("reasoning"))
+    _check_text_format(body.get("text"))
+    _check_tools(body.get("tools"))
+    _check_tool_choice(body.get("tool_choice"))
+    _check_input(body.get("input"))
+
+
+def _check_model(model: object) -> None:
+    if model is None:
+        raise ResponsesError("Missing required parameter: 'model'.", param="model")
+    if not isinstance(model, str) or not model:
+        raise _wrong_type("model", "a non-empty string", model)
+
+
+def _check_metadata(metadata: object) -> None:
+    if metadata is None:
+        return
+    if not isinstance(metadata, dict):
+        raise _wrong_type("metadata", "an object", metadata)
+    for key, value in metadata.items():
+        if not isinstance(value, str):
+            raise _wrong_type(f"metadata.{key}", "a string", value)
+
+
+def _check_include(include: object) -> None:
+    if include is None:
+        return
+    if not isinstance(include, list):
+        raise _wrong_type("include", "an array of strings", include)
+    for i, entry in enumerate(include):
+        if not isinstance(entry, str):
+            raise _wrong_type(f"include[{i}]", "a string", entry)
+
+
+def _check_reasoning(reasoning: object) -> None:
+    # Its type (an object) is one of _TYPED_FIELDS'.
     if isinstance(reasoning, dict):
         effort = reasoning.get("effort")
         if effort is not None and not isinstance(effort, str):
             raise _wrong_type("reasoning.effort", "a string", effort)
-    text = body.get("text")
-    if isinstance(text, dict):
-        fmt = text.get("format")
-        if fmt is not None:
-            if not isinstance(fmt, dict):
-                raise _wrong_type("text.format", "an object", fmt)
-            if not isinstance(fmt.get("type"), str):
-                raise _wrong_type("text.format.type", "a string", fmt.get("type"))
-    _check_tools(body.get("tools"))
-    _check_tool_choice(body.get("tool_choice"))
-    _check_input(body.get("input"))
+
+
+def _check_text_format(text: object) -> None:
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if fmt is None:
+        return
+    if not isinstance(fmt, dict):
+        raise _wrong_type("text.format", "an object", fmt)
+    if not isinstance(fmt.get("type"), str):
+        raise _wrong_type("text.format.type", "a string", fmt.get("type"))
 
 
 def _check_number(body: dict[str, Any], name: str, low: float, high: float) -> None:
