@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from gateway.dialects.anthropic.to_chat import _system_text
+from gateway.dialects.anthropic.to_chat import system_text
 
 _encode_compact_text = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -33,7 +33,7 @@ def count_tokens_estimate(body: dict[str, Any]) -> int:
     1,600 per image or document block (Anthropic's figure for a full-size image), wherever it
     is. At least 1.
     """
-    chars = len(_system_text(body.get("system")))
+    chars = len(system_text(body.get("system")))
     extra = 0
     messages = body.get("messages") or []
     for message in messages:

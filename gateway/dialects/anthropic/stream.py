@@ -9,8 +9,14 @@ from typing import Any
 from gateway.core.answers import error_type, mid_answer_failure
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as usage_from_chat
-from gateway.dialects.anthropic.errors import _encode_compact, error_event
-from gateway.dialects.anthropic.from_chat import _matched, _message_id, _stop, _tool_id, _usage_dict
+from gateway.dialects.anthropic.errors import encode_compact, error_event
+from gateway.dialects.anthropic.from_chat import (
+    message_id,
+    new_tool_id,
+    stop_matched,
+    stop_reason_of,
+    usage_dict,
+)
 
 # ----- the stream ----------------------------------------------------------------------------
 
@@ -53,7 +59,7 @@ def _json_str(text: str) -> bytes:
 
 
 def _dumps(value: object) -> bytes:
-    return _encode_compact(value).encode()
+    return encode_compact(value).encode()
 
 
 class StreamTranslator:
@@ -132,7 +138,7 @@ class StreamTranslator:
         out = [] if self._started else [self._start({})]
         if self._open >= 0:
             out.append(_STOP_HEAD + str(self._open).encode() + b"}\n\n")
-        stop_reason, stop_sequence = _stop(
+        stop_reason, stop_sequence = stop_reason_of(
             self._finish, self._matched, bool(self._tools), self.stop_sequences
         )
         usage = self.usage
@@ -141,7 +147,7 @@ class StreamTranslator:
             "delta": {"stop_reason": stop_reason, "stop_sequence": stop_sequence},
             # Cumulative totals, as Anthropic's message_delta gives them; the input count is
             # only known now (message_start went out before the engine reported it).
-            "usage": _usage_dict(usage) if usage is not None else {"output_tokens": 0},
+            "usage": usage_dict(usage) if usage is not None else {"output_tokens": 0},
         }
         out.append(b"event: message_delta\ndata: " + _dumps(delta) + b"\n\n")
         out.append(_MESSAGE_STOP)
@@ -163,8 +169,8 @@ class StreamTranslator:
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self._started = True
-        self._id = _message_id(chunk.get("id"))
-        usage = _usage_dict(usage_from_chat(chunk.get("usage")))
+        self._id = message_id(chunk.get("id"))
+        usage = usage_dict(usage_from_chat(chunk.get("usage")))
         usage["output_tokens"] = 0
         return b"".join(
             (
@@ -186,7 +192,7 @@ class StreamTranslator:
         finish = choice.get("finish_reason")
         if finish is not None:
             self._finish = finish
-        matched = _matched(choice)
+        matched = stop_matched(choice)
         if matched is not None:
             self._matched = matched
 
@@ -235,7 +241,7 @@ class StreamTranslator:
         block = self._tools.get(key) if key is not None else None
         if block is None:
             name = function.get("name")
-            tool_id = call_id if isinstance(call_id, str) and call_id else _tool_id()
+            tool_id = call_id if isinstance(call_id, str) and call_id else new_tool_id()
             if key is None:
                 key = tool_id
             content_block = {

@@ -38,7 +38,7 @@ from typing import Any
 
 from gateway.core.errors import echoed
 from gateway.core.output_limits import output_limit
-from gateway.dialects.anthropic.errors import MessagesError, _invalid
+from gateway.dialects.anthropic.errors import MessagesError, invalid
 
 _encode_arguments = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -97,7 +97,7 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
 def _conversation(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The system prompt and every message, as chat messages."""
     messages: list[dict[str, Any]] = []
-    system = _system_text(body.get("system"))
+    system = system_text(body.get("system"))
     if system:
         messages.append({"role": "system", "content": system})
     for i, message in enumerate(body["messages"]):
@@ -106,7 +106,7 @@ def _conversation(body: dict[str, Any]) -> list[dict[str, Any]]:
             _user_turn(content, f"messages.{i}", messages)
         elif message["role"] == "system":
             # Updated instructions from here on, where chat puts them too: a system message.
-            text = _system_text(content)
+            text = system_text(content)
             if text:
                 messages.append({"role": "system", "content": text})
         else:
@@ -130,7 +130,7 @@ def _extras(body: dict[str, Any], chat: dict[str, Any]) -> None:
         chat["stream_options"] = {"include_usage": True}
 
 
-def _system_text(system: object) -> str:
+def system_text(system: object) -> str:
     if isinstance(system, str):
         return system
     if not isinstance(system, list):
@@ -214,7 +214,7 @@ def _assistant_turn(content: str | list[Any], at: str, out: list[dict[str, Any]]
         elif kind == "thinking" or kind == "redacted_thinking":
             continue
         elif kind == "image":
-            raise _invalid(
+            raise invalid(
                 f"{at}.content.{j}: chat completions take no images in assistant messages; "
                 "use a backend that serves /v1/messages natively."
             )
@@ -233,7 +233,7 @@ def _arguments(block: dict[str, Any], at: str, j: int) -> str:
     try:
         return _encode_arguments(block["input"])
     except (RecursionError, ValueError, TypeError):
-        raise _invalid(f"{at}.content.{j}.input: nested too deeply.") from None
+        raise invalid(f"{at}.content.{j}.input: nested too deeply.") from None
 
 
 def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
@@ -243,7 +243,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
     elif source["type"] == "url":
         url = source["url"]
     else:
-        raise _invalid(
+        raise invalid(
             f"{at}.source: image files (the Files API) cannot be translated to chat "
             "completions; send the image as base64 or a URL."
         )
@@ -251,7 +251,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
 
 
 def _untranslatable(at: str, kind: str) -> MessagesError:
-    return _invalid(
+    return invalid(
         f"{at}: {echoed(kind)} blocks cannot be translated to chat completions; use a backend that "
         "serves /v1/messages natively."
     )
@@ -260,7 +260,7 @@ def _untranslatable(at: str, kind: str) -> MessagesError:
 def _chat_tool(tool: dict[str, Any], at: str) -> dict[str, Any]:
     kind = tool.get("type")
     if kind is not None and kind != "custom":
-        raise _invalid(
+        raise invalid(
             f"{at}: the server tool {kind!r} is run by Anthropic and cannot be translated to "
             "chat completions."
         )

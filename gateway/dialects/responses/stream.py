@@ -12,15 +12,15 @@ from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as _usage_from_chat
 from gateway.dialects.responses.from_chat import (
     INCOMPLETE_REASONS,
-    _call_item,
-    _echo,
-    _message_item,
-    _new_id,
-    _reasoning_item,
-    _reasoning_of,
-    _reasoning_tokens,
-    _response,
-    _usage,
+    call_item,
+    echo_of,
+    message_item,
+    new_id,
+    reasoning_item,
+    reasoning_of,
+    reasoning_tokens_of,
+    response_object,
+    usage_object,
 )
 from gateway.dialects.responses.tools import namespaces
 
@@ -39,7 +39,7 @@ FAILED_CODE = "server_error"
 
 TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
-_TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
+TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
 
 
 def _sse(kind: str, payload: dict[str, Any]) -> bytes:
@@ -74,10 +74,10 @@ class _Item:
 
     def item(self, status: str) -> dict[str, Any]:
         if self.kind == "message":
-            return _message_item(self.id, self.text(), status)
+            return message_item(self.id, self.text(), status)
         if self.kind == "reasoning":
-            return _reasoning_item(self.id, self.text(), status)
-        return _call_item(self.id, self.call_id, self.name, self.text(), status, self.known)
+            return reasoning_item(self.id, self.text(), status)
+        return call_item(self.id, self.call_id, self.name, self.text(), status, self.known)
 
 
 class _Call:
@@ -111,10 +111,10 @@ class StreamTranslator:
 
     def __init__(self, *, model: str, request: object) -> None:
         self.model = model
-        self._echo = _echo(request)
+        self._echo = echo_of(request)
         self._echo_json: str | None = None
         self._namespaces = namespaces(request)
-        self._rid = _new_id("resp_")
+        self._rid = new_id("resp_")
         self._created = int(time.time())
         self._seq = 0
         self._started = False
@@ -145,7 +145,7 @@ class StreamTranslator:
             read = _usage_from_chat(usage)
             if read is not None:
                 self.usage = read
-                self.reasoning_tokens = _reasoning_tokens(usage)
+                self.reasoning_tokens = reasoning_tokens_of(usage)
         failure = error_chunk_message(chunk)
         if failure is not None:
             return self._join(out, self.fail(failure))
@@ -222,8 +222,8 @@ class StreamTranslator:
             self._echo_json = "," + _encode(self._echo)[1:]
         # An item still open when the stream failed was cut short.
         output = [item.item(item.status if item.closed else "incomplete") for item in self._output]
-        usage = _usage(self.usage, self.reasoning_tokens) if status != "in_progress" else None
-        head = _response(
+        usage = usage_object(self.usage, self.reasoning_tokens) if status != "in_progress" else None
+        head = response_object(
             {},
             rid=self._rid,
             created=self._created,
@@ -257,7 +257,7 @@ class StreamTranslator:
             return None
         if not isinstance(delta, dict):
             return "a stream delta that is not an object"
-        reasoning = _reasoning_of(delta)
+        reasoning = reasoning_of(delta)
         content = delta.get("content")
         calls = delta.get("tool_calls")
         if reasoning is not None and not isinstance(reasoning, str):
@@ -292,9 +292,9 @@ class StreamTranslator:
         out.append(self._text_delta(item, text))
 
     def _add(self, kind: str, prefix: str, out: list[bytes], call: _Call | None = None) -> _Item:
-        item = _Item(kind, _new_id(prefix), len(self._output), self._namespaces)
+        item = _Item(kind, new_id(prefix), len(self._output), self._namespaces)
         if call is not None:
-            item.name, item.call_id = call.name or "", call.call_id or _new_id("call_")
+            item.name, item.call_id = call.name or "", call.call_id or new_id("call_")
         self._output.append(item)
         self._open = item
         head = item.item("in_progress")
