@@ -102,12 +102,17 @@ def _check_metadata(metadata: object) -> None:
             raise wrong_type(f"metadata.{key}", "a string", value)
 
 
+def _entries(value: object, param: str, expected: str) -> list[Any]:
+    """The entries of a field that is an array when given (none when it is absent)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise wrong_type(param, expected, value)
+    return value
+
+
 def _check_include(include: object) -> None:
-    if include is None:
-        return
-    if not isinstance(include, list):
-        raise wrong_type("include", "an array of strings", include)
-    for i, entry in enumerate(include):
+    for i, entry in enumerate(_entries(include, "include", "an array of strings")):
         if not isinstance(entry, str):
             raise wrong_type(f"include[{i}]", "a string", entry)
 
@@ -152,11 +157,7 @@ def _check_int(body: dict[str, Any], name: str, low: int, high: int | None) -> N
 
 
 def _check_tools(tools: object) -> None:
-    if tools is None:
-        return
-    if not isinstance(tools, list):
-        raise wrong_type("tools", "an array", tools)
-    for i, tool in enumerate(tools):
+    for i, tool in enumerate(_entries(tools, "tools", "an array")):
         if not isinstance(tool, dict):
             raise wrong_type(f"tools[{i}]", "an object", tool)
         if not isinstance(tool.get("type"), str):
