@@ -259,8 +259,8 @@ class GatewayApp:
             raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
         if surface.keeps_state:  # only a dialect that keeps state has a route check
-            usable = functools.partial(keeping, route, rt.snapshot.upstreams, usable=True)
-            surface.check_route(body, usable)
+            keeping_usable = functools.partial(keeping, route, rt.snapshot.upstreams, usable=True)
+            surface.check_route(body, keeping_usable)
         if not route.has_usable():
             # Waiting the whole budget for a backend that is down helps nobody: say so now.
             raise NoHealthyBackend(
