@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from accounts.allowances import Counted, Measure, Window
 from gateway.core.errors import TooManyRequests
 from gateway.core.outcomes import Outcome
-from gateway.core.output_limits import CHOICES, _whole, output_limit
+from gateway.core.output_limits import CHOICES, output_limit, whole_number
 
 if TYPE_CHECKING:
     pass
@@ -131,7 +131,7 @@ def estimate(body: dict[str, Any], body_size: int, *, embedding: bool) -> tuple[
     limit = output_limit(body)
     output = DEFAULT_OUTPUT_RESERVE if limit is None else limit
     # Each choice is generated in full; best_of counts the n returned among its candidates.
-    choices = max((_whole(body, name, 1) or 1 for name in CHOICES), default=1)
+    choices = max((whole_number(body, name, 1) or 1 for name in CHOICES), default=1)
     return prompt, output * choices
 
 

@@ -7,12 +7,18 @@ Engines answer errors in at least three shapes (FACTS.md): OpenAI's and newer vL
 envelope with the engine's message kept, and can tell its own faults (4xx) from the backend's
 (502/503/504). The message is scrubbed first (gateway/core/redaction.py): an engine quoting the
 gateway's key back ("Invalid API key: Bearer ...") must not hand it to the caller.
+
+This is the one place an engine's answer becomes the client's: the error for a status, the
+status an error event inside a stream stands for, the messages the stream translators read out
+of an engine's error chunk, and Anthropic's error type and status for each of ours (the dialects
+only put them in their envelopes).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -131,8 +137,6 @@ def _seconds(retry_after: str | None) -> float:
     if text.isdigit():
         return max(1.0, min(float(text), 3600.0))
     try:
-        from datetime import UTC, datetime
-
         when = parsedate_to_datetime(text)
         return max(1.0, min((when - datetime.now(UTC)).total_seconds(), 3600.0))
     except (TypeError, ValueError):
@@ -147,7 +151,9 @@ _STATUS_BY_NAME = {
 }  # fmt: skip
 
 
-def _status_of(error: dict[str, Any]) -> int:
+def stream_error_status(error: dict[str, Any]) -> int:
+    """The status an engine's error event inside a stream stands for: its code when that is
+    one, else its type by name, else 502."""
     code = error.get("code")
     if isinstance(code, int) and not isinstance(code, bool) and 400 <= code <= 599:
         return code
@@ -155,6 +161,35 @@ def _status_of(error: dict[str, Any]) -> int:
     if isinstance(name, str):
         return _STATUS_BY_NAME.get(name.lower(), 502)
     return 502
+
+
+def mid_answer_failure(chunk: dict[str, Any]) -> str:
+    """What the client of a translated Messages stream reads when the engine's chunk is an
+    error (`{"error": ...}` or SGLang's `{"object": "error", "message": ...}`)."""
+    inner = chunk.get("error")
+    source = inner if isinstance(inner, dict) else chunk
+    message = source.get("message")
+    if isinstance(message, str) and message:
+        return f"The model server failed mid-answer: {message[:500]}"
+    if isinstance(inner, str) and inner:
+        return f"The model server failed mid-answer: {inner[:500]}"
+    return "The model server failed mid-answer."
+
+
+def error_chunk_message(chunk: dict[str, Any]) -> str | None:
+    """The message of an engine's error event (vLLM's and OpenAI's nested `error`, SGLang's
+    flat `{"object": "error", "message"}`) in a translated Responses stream; None when the
+    chunk is no error."""
+    error = chunk.get("error")
+    if isinstance(error, dict):
+        message = error.get("message")
+        return message if isinstance(message, str) and message else "The model server failed."
+    if isinstance(error, str) and error:
+        return error
+    if chunk.get("object") == "error":
+        message = chunk.get("message")
+        return message if isinstance(message, str) and message else "The model server failed."
+    return None
 
 
 ERROR_TYPES: dict[int, str] = {
@@ -180,3 +215,9 @@ def error_type(status: int) -> str:
     if found is not None:
         return found
     return "invalid_request_error" if 400 <= status < 500 else "api_error"
+
+
+def anthropic_status(status: int) -> int:
+    """The status an Anthropic client gets for ours: its clients back off and retry on 529,
+    so every "not now" (503) is one."""
+    return 529 if status == 503 else status

@@ -25,7 +25,7 @@ def output_limit(body: dict[str, Any]) -> int | None:
     400 for one that is not a whole number (engines read "1000" and 1000.0 as 1000)."""
     largest = None
     for name in OUTPUT_LIMITS:
-        value = _whole(body, name, 0)
+        value = whole_number(body, name, 0)
         if value is not None and (largest is None or value > largest):
             largest = value
     return largest
@@ -41,10 +41,10 @@ def one_output_limit(body: dict[str, Any]) -> None:
         if name in body:
             body[name] = largest
     for name in CHOICES:
-        _whole(body, name, 1)  # refused before it waits, as the limits are
+        whole_number(body, name, 1)  # refused before it waits, as the limits are
 
 
-def _whole(body: dict[str, Any], name: str, least: int) -> int | None:
+def whole_number(body: dict[str, Any], name: str, least: int) -> int | None:
     value = body.get(name)
     if value is None:
         return None

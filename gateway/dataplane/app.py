@@ -258,7 +258,9 @@ class GatewayApp:
         if caller.model_allowlist is not None and model not in caller.model_allowlist:
             raise Forbidden(f"This token may not use the model '{echoed(model)}'.", param="model")
         route = rt.snapshot.resolve(surface.kind, model, caller.groups)
-        surface.check_route(body, route, rt.snapshot.upstreams)
+        if surface.keeps_state:  # only a dialect that keeps state has a route check
+            keeping_usable = functools.partial(keeping, route, rt.snapshot.upstreams, usable=True)
+            surface.check_route(body, keeping_usable)
         if not route.has_usable():
             # Waiting the whole budget for a backend that is down helps nobody: say so now.
             raise NoHealthyBackend(
@@ -269,7 +271,9 @@ class GatewayApp:
         state, excluded = None, frozenset[str]()
         if surface.keeps_state:
             state = RequestState(rt.owners, owner_of(caller.user_id, caller.token_id))
-            excluded = await surface.admit_state(body, route, rt.snapshot.upstreams, state)
+            names = frozenset(t.slot.name for t in (*route.primary, *route.fallback))
+            kept = keeping(route, rt.snapshot.upstreams)
+            excluded = await surface.admit_state(body, names, kept, state)
             if excluded and not route.usable_targets(excluded):
                 raise NoHealthyBackend(
                     f"The backend that keeps this conversation for '{model}' is down or "
@@ -523,3 +527,13 @@ async def send_error(send: Send, err: GatewayError, surface: Surface | None = No
 
 def _plain(err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     return err.status, err.headers(), err.body()
+
+
+def keeping(route: Route, upstreams: dict[str, Any], *, usable: bool = False) -> frozenset[str]:
+    """The backends of a route that keep Responses state (only those up, with `usable`)."""
+    targets = route.usable_targets() if usable else (*route.primary, *route.fallback)
+    return frozenset(
+        t.slot.name
+        for t in targets
+        if (up := upstreams.get(t.slot.name)) is not None and up.keeps_responses
+    )

@@ -33,7 +33,7 @@ from aiohttp.client_exceptions import ClientPayloadError
 from gateway.admission.types import Acquired
 from gateway.allowances.counters import Ticket
 from gateway.core import wire_json
-from gateway.core.answers import MAX_ERROR_BODY, RETRY_STATUS, _status_of, error_for_status
+from gateway.core.answers import MAX_ERROR_BODY, RETRY_STATUS, error_for_status, stream_error_status
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.core.outcomes import Outcome
@@ -369,7 +369,7 @@ class Relay:
         error = event.get("error")
         if error is None and event.get("object") != "error":
             return
-        status = _status_of(error if isinstance(error, dict) else event)
+        status = stream_error_status(error if isinstance(error, dict) else event)
         self._reach(False)
         refusal = error_for_status(
             status,

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from gateway.dialects.anthropic.dialect import MESSAGES
-from gateway.dialects.openai.dialect import CHAT, COMPLETIONS, EMBEDDINGS
+from gateway.dialects.openai.dialect import CHAT, COMPLETIONS, EMBEDDINGS, Surface
 from gateway.dialects.responses.dialect import RESPONSES
-
-if TYPE_CHECKING:
-    from gateway.dialects.openai.dialect import Surface
-
 
 SURFACES: dict[str, Surface] = {s.path: s for s in (CHAT, COMPLETIONS, EMBEDDINGS)}
 

@@ -9,15 +9,11 @@ the token usage read on the way. The relay (gateway/dataplane/relay.py) runs the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gateway.core import wire_json
 from gateway.core.errors import GatewayError
 from gateway.core.usage import Usage
-
-if TYPE_CHECKING:
-    pass
-
 
 DONE_EVENT = b"data: [DONE]\n\n"
 
@@ -37,6 +33,21 @@ def event_data(event: bytes) -> bytes | None:
         line[5:].removeprefix(b" ") for line in event.split(b"\n") if line.startswith(b"data:")
     ]
     return b"\n".join(lines) if lines else None
+
+
+class Backend(Protocol):
+    """What a dialect sees of the backend chosen for an attempt (the runtime's Upstream): it
+    never reaches the backend's connection, key or slot."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def keeps_responses(self) -> bool: ...
+
+    def native(self, surface: str) -> bool: ...
+
+    def prepare(self, body: dict[str, Any], *, model: str, cls: int) -> None: ...
 
 
 class Plan:
@@ -78,17 +89,15 @@ class Plan:
         return b"data: " + error.body() + b"\n\n" + DONE_EVENT
 
 
-def _json(data: bytes) -> Any:
+def decoded(data: bytes) -> Any:
+    """An event's data as JSON, or None when it is not (a translator reads that as broken)."""
     try:
         return wire_json.loads(data)
     except (ValueError, RecursionError):
         return None
 
 
-# ----- the Anthropic Messages surface ----------------------------------------------------------
-
-
-class _NativePlan(Plan):
+class NativePlan(Plan):
     """A surface passed through to a backend that serves it natively: the answer and its events
     go on unchanged, the usage read from them as they pass (`api`: its module's readers)."""
 
@@ -107,3 +116,40 @@ class _NativePlan(Plan):
             self._native.feed_sse(data)
             self.usage = self._native.usage
         return data
+
+
+class Translator(Protocol):
+    """A stream translator: chat completion chunks in, the dialect's events out."""
+
+    usage: Usage | None
+
+    def feed(self, chunk: object) -> bytes: ...
+
+    def finish(self) -> bytes: ...
+
+
+class TranslatedPlan(Plan):
+    """A dialect translated: chat completions asked of the backend, its stream turned back into
+    the dialect's events by `stream`, event by event as it comes (never buffered)."""
+
+    stream: Translator
+
+    def __init__(self, chat: dict[str, Any]) -> None:
+        super().__init__("/v1/chat/completions", chat)
+
+    def events(self, data: bytes) -> bytes:
+        out = []
+        stream = self.stream
+        for event in split_events(data):
+            payload = event_data(event)
+            if payload is None:
+                continue
+            if payload.strip() == b"[DONE]":
+                out.append(stream.finish())
+            else:
+                out.append(stream.feed(decoded(payload)))
+        self.usage = stream.usage
+        return b"".join(out)
+
+    def end(self) -> bytes:
+        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did

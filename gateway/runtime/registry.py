@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from multidict import CIMultiDict
 from yarl import URL
@@ -17,7 +18,12 @@ from yarl import URL
 from gateway.admission.types import Route, Slot, Target
 from gateway.core.errors import Forbidden, ModelNotFound, echoed
 from gateway.core.redaction import NO_SECRETS, Secrets
-from gateway.engines.priority_forwarding import Mapping, PriorityMode, resolve_mapping
+from gateway.engines.priority_forwarding import (
+    Mapping,
+    PriorityMode,
+    apply_mapping,
+    resolve_mapping,
+)
 from gateway.engines.profiles import EngineProfile, serves_natively
 
 log = logging.getLogger("aiplane.gateway")
@@ -96,6 +102,11 @@ class Upstream:
     def keeps_responses(self) -> bool:
         """Does it keep Responses state (stored responses, conversations) for callers?"""
         return self.spec.store_responses and self.native("responses")
+
+    def prepare(self, body: dict[str, Any], *, model: str, cls: int) -> None:
+        """The final dispatch boundary: this backend's model id and priority mapping."""
+        body["model"] = model
+        apply_mapping(body, self.mapping, cls)
 
     def url(self, path: str) -> URL:
         """`path` is the /v1 path the caller used; the backend's base URL already ends in /v1.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gateway.core import answers
 from gateway.core.errors import BadRequest, GatewayError
@@ -13,15 +13,17 @@ from gateway.dialects.anthropic import errors, native, to_chat, validate
 from gateway.dialects.anthropic import from_chat as anthropic_from_chat
 from gateway.dialects.anthropic import stream as anthropic_stream
 from gateway.dialects.openai.dialect import Surface
-from gateway.dialects.plan import Plan, _json, _NativePlan, dump, event_data, split_events
-from gateway.engines.priority_forwarding import apply_mapping
+from gateway.dialects.plan import (
+    Backend,
+    NativePlan,
+    Plan,
+    TranslatedPlan,
+    dump,
+)
+from gateway.dialects.stored_state import RequestState
 
-if TYPE_CHECKING:
-    from gateway.dialects.stored_state import RequestState
-    from gateway.runtime.registry import Upstream
 
-
-class MessagesPlan(_NativePlan):
+class MessagesPlan(NativePlan):
     """/v1/messages to a backend that serves it: passed through, usage read as it passes."""
 
     api = native
@@ -33,12 +35,14 @@ class MessagesPlan(_NativePlan):
         return errors.error_event(answers.error_type(error.status), error.message)
 
 
-class MessagesFromChat(Plan):
+class MessagesFromChat(TranslatedPlan):
     """/v1/messages translated: chat completions asked of the backend, its answer turned back
     into a message, event by event as it streams (never buffered)."""
 
+    stream: anthropic_stream.StreamTranslator
+
     def __init__(self, chat: dict[str, Any], options: dict[str, Any]) -> None:
-        super().__init__("/v1/chat/completions", chat)
+        super().__init__(chat)
         self.options = options
         self.stream = anthropic_stream.StreamTranslator(**options)
 
@@ -48,23 +52,6 @@ class MessagesFromChat(Plan):
         )  # ValueError: the engine's fault
         self.usage = from_chat(parsed.get("usage"))
         return dump(message)
-
-    def events(self, data: bytes) -> bytes:
-        out = []
-        stream = self.stream
-        for event in split_events(data):
-            payload = event_data(event)
-            if payload is None:
-                continue
-            if payload.strip() == b"[DONE]":
-                out.append(stream.finish())
-            else:
-                out.append(stream.feed(_json(payload)))
-        self.usage = stream.usage
-        return b"".join(out)
-
-    def end(self) -> bytes:
-        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did
 
     def fail(self, error: GatewayError) -> bytes:
         return self.stream.fail(answers.error_type(error.status), error.message)
@@ -88,7 +75,7 @@ class MessagesSurface(Surface):
     def plan(
         self,
         client_body: dict[str, Any],
-        upstream: Upstream,
+        upstream: Backend,
         *,
         model: str,
         cls: int,
@@ -96,20 +83,17 @@ class MessagesSurface(Surface):
     ) -> Plan:
         if upstream.native("messages"):
             body = dict(client_body)
-            body["model"] = model
-            apply_mapping(body, upstream.mapping, cls)
+            upstream.prepare(body, model=model, cls=cls)
             return MessagesPlan(body)
         try:
             chat = to_chat.to_chat(client_body)
         except errors.MessagesError as err:
             raise BadRequest(err.message) from None
-        chat["model"] = model
-        apply_mapping(chat, upstream.mapping, cls)
+        upstream.prepare(chat, model=model, cls=cls)
         return MessagesFromChat(chat, to_chat.reply_options(client_body))
 
     def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        # Anthropic's clients back off and retry on 529: every "not now" is one here.
-        status = 529 if err.status == 503 else err.status
+        status = answers.anthropic_status(err.status)
         return status, err.headers(), errors.error_body(answers.error_type(status), err.message)
 
 

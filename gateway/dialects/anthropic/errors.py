@@ -7,7 +7,7 @@ import json
 from gateway.core.answers import ERROR_TYPES
 
 # Encoders made once: json.dumps with options builds a new encoder on every call.
-_encode_compact = json.JSONEncoder(separators=(",", ":")).encode
+encode_compact = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class MessagesError(Exception):
@@ -25,7 +25,7 @@ class MessagesError(Exception):
 
 def error_body(type_: str, message: str) -> bytes:
     """Anthropic's error envelope: `{"type":"error","error":{"type":...,"message":...}}`."""
-    return _encode_compact({"type": "error", "error": {"type": type_, "message": message}}).encode()
+    return encode_compact({"type": "error", "error": {"type": type_, "message": message}}).encode()
 
 
 def error_event(type_: str, message: str) -> bytes:
@@ -33,5 +33,5 @@ def error_event(type_: str, message: str) -> bytes:
     return b"event: error\ndata: " + error_body(type_, message) + b"\n\n"
 
 
-def _invalid(message: str) -> MessagesError:
+def invalid(message: str) -> MessagesError:
     return MessagesError(400, ERROR_TYPES[400], message)

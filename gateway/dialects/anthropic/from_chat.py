@@ -49,18 +49,18 @@ def from_chat(
         if not isinstance(calls, list):
             raise ValueError("the answer's tool_calls is not a list")
         content.extend(_tool_use(call) for call in calls)
-    stop_reason, stop_sequence = _stop(
-        choice.get("finish_reason"), _matched(choice), bool(calls), stop_sequences
+    stop_reason, stop_sequence = stop_reason_of(
+        choice.get("finish_reason"), stop_matched(choice), bool(calls), stop_sequences
     )
     return {
-        "id": _message_id(answer.get("id")),
+        "id": message_id(answer.get("id")),
         "type": "message",
         "role": "assistant",
         "model": model,
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": stop_sequence,
-        "usage": _usage_dict(usage_from_chat(answer.get("usage"))),
+        "usage": usage_dict(usage_from_chat(answer.get("usage"))),
     }
 
 
@@ -83,19 +83,19 @@ def _tool_use(call: object) -> dict[str, Any]:
     call_id = call.get("id")
     return {
         "type": "tool_use",
-        "id": call_id if isinstance(call_id, str) and call_id else _tool_id(),
+        "id": call_id if isinstance(call_id, str) and call_id else new_tool_id(),
         "name": name,
         "input": parsed if isinstance(parsed, dict) else {},
     }
 
 
-def _matched(choice: dict[str, Any]) -> object:
+def stop_matched(choice: dict[str, Any]) -> object:
     """The stop string the engine matched: vLLM's `stop_reason`, SGLang's `matched_stop`."""
     matched = choice.get("stop_reason")
     return choice.get("matched_stop") if matched is None else matched
 
 
-def _stop(
+def stop_reason_of(
     finish: object, matched: object, has_tools: bool, stops: Collection[str] | None
 ) -> tuple[str, str | None]:
     if finish == "length":
@@ -114,7 +114,7 @@ def _stop(
     return "end_turn", None
 
 
-def _usage_dict(usage: Usage | None) -> dict[str, int]:
+def usage_dict(usage: Usage | None) -> dict[str, int]:
     if usage is None:
         return {"input_tokens": 0, "output_tokens": 0}
     cached = usage.cached
@@ -124,7 +124,7 @@ def _usage_dict(usage: Usage | None) -> dict[str, int]:
     return out
 
 
-def _message_id(chat_id: object) -> str:
+def message_id(chat_id: object) -> str:
     if isinstance(chat_id, str) and 0 < len(chat_id) <= 200:
         tail = chat_id.removeprefix("chatcmpl-")
         if tail:
@@ -132,5 +132,5 @@ def _message_id(chat_id: object) -> str:
     return "msg_" + uuid.uuid4().hex
 
 
-def _tool_id() -> str:
+def new_tool_id() -> str:
     return "toolu_" + uuid.uuid4().hex

@@ -6,10 +6,17 @@ from collections.abc import Collection
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
+from gateway.core.answers import error_type, mid_answer_failure
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as usage_from_chat
-from gateway.dialects.anthropic.errors import _encode_compact, error_event
-from gateway.dialects.anthropic.from_chat import _matched, _message_id, _stop, _tool_id, _usage_dict
+from gateway.dialects.anthropic.errors import encode_compact, error_event
+from gateway.dialects.anthropic.from_chat import (
+    message_id,
+    new_tool_id,
+    stop_matched,
+    stop_reason_of,
+    usage_dict,
+)
 
 # ----- the stream ----------------------------------------------------------------------------
 
@@ -43,6 +50,8 @@ _THINKING_START = b',"content_block":{"type":"thinking","thinking":"","signature
 
 _NONE, _TEXT, _THINKING, _TOOL = 0, 1, 2, 3
 
+_ENGINE_FAILED = error_type(502)  # an engine's broken answer is the gateway's 502: api_error
+
 
 def _json_str(text: str) -> bytes:
     # ASCII escapes: never fails, even on the lone surrogates a lying engine's JSON can carry.
@@ -50,7 +59,7 @@ def _json_str(text: str) -> bytes:
 
 
 def _dumps(value: object) -> bytes:
-    return _encode_compact(value).encode()
+    return encode_compact(value).encode()
 
 
 class StreamTranslator:
@@ -102,7 +111,7 @@ class StreamTranslator:
         if not isinstance(chunk, dict):
             return self._engine_failed("The model server sent a chunk that is not an object.")
         if chunk.get("error") is not None or chunk.get("object") == "error":
-            return self._engine_failed(_engine_error(chunk))
+            return self._engine_failed(mid_answer_failure(chunk))
         out: list[bytes] = []
         if not self._started:
             out.append(self._start(chunk))
@@ -115,15 +124,7 @@ class StreamTranslator:
         if choices and isinstance(choices, list):
             choice = choices[0]
             if isinstance(choice, dict):
-                delta = choice.get("delta")
-                if isinstance(delta, dict):
-                    self._delta(delta, out)
-                finish = choice.get("finish_reason")
-                if finish is not None:
-                    self._finish = finish
-                matched = _matched(choice)
-                if matched is not None:
-                    self._matched = matched
+                self._choice(choice, out)
         if len(out) == 1:
             return out[0]
         return b"".join(out)
@@ -137,7 +138,7 @@ class StreamTranslator:
         out = [] if self._started else [self._start({})]
         if self._open >= 0:
             out.append(_STOP_HEAD + str(self._open).encode() + b"}\n\n")
-        stop_reason, stop_sequence = _stop(
+        stop_reason, stop_sequence = stop_reason_of(
             self._finish, self._matched, bool(self._tools), self.stop_sequences
         )
         usage = self.usage
@@ -146,7 +147,7 @@ class StreamTranslator:
             "delta": {"stop_reason": stop_reason, "stop_sequence": stop_sequence},
             # Cumulative totals, as Anthropic's message_delta gives them; the input count is
             # only known now (message_start went out before the engine reported it).
-            "usage": _usage_dict(usage) if usage is not None else {"output_tokens": 0},
+            "usage": usage_dict(usage) if usage is not None else {"output_tokens": 0},
         }
         out.append(b"event: message_delta\ndata: " + _dumps(delta) + b"\n\n")
         out.append(_MESSAGE_STOP)
@@ -164,12 +165,12 @@ class StreamTranslator:
     # ----- inside -------------------------------------------------------------------------
 
     def _engine_failed(self, message: str) -> bytes:
-        return self.fail("api_error", message)
+        return self.fail(_ENGINE_FAILED, message)
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self._started = True
-        self._id = _message_id(chunk.get("id"))
-        usage = _usage_dict(usage_from_chat(chunk.get("usage")))
+        self._id = message_id(chunk.get("id"))
+        usage = usage_dict(usage_from_chat(chunk.get("usage")))
         usage["output_tokens"] = 0
         return b"".join(
             (
@@ -183,6 +184,17 @@ class StreamTranslator:
                 _PING,
             )
         )
+
+    def _choice(self, choice: dict[str, Any], out: list[bytes]) -> None:
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            self._delta(delta, out)
+        finish = choice.get("finish_reason")
+        if finish is not None:
+            self._finish = finish
+        matched = stop_matched(choice)
+        if matched is not None:
+            self._matched = matched
 
     def _delta(self, delta: dict[str, Any], out: list[bytes]) -> None:
         if self.thinking:
@@ -229,7 +241,7 @@ class StreamTranslator:
         block = self._tools.get(key) if key is not None else None
         if block is None:
             name = function.get("name")
-            tool_id = call_id if isinstance(call_id, str) and call_id else _tool_id()
+            tool_id = call_id if isinstance(call_id, str) and call_id else new_tool_id()
             if key is None:
                 key = tool_id
             content_block = {
@@ -250,14 +262,3 @@ class StreamTranslator:
             else:
                 head = _DELTA_HEAD + str(block).encode() + _DELTA_KIND[_TOOL]
             out.append(head + _json_str(arguments) + _DELTA_END)
-
-
-def _engine_error(chunk: dict[str, Any]) -> str:
-    inner = chunk.get("error")
-    source = inner if isinstance(inner, dict) else chunk
-    message = source.get("message")
-    if isinstance(message, str) and message:
-        return f"The model server failed mid-answer: {message[:500]}"
-    if isinstance(inner, str) and inner:
-        return f"The model server failed mid-answer: {inner[:500]}"
-    return "The model server failed mid-answer."

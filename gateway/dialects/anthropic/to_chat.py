@@ -34,15 +34,11 @@ tests/gateway/dialects/test_anthropic.py):
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gateway.core.errors import echoed
 from gateway.core.output_limits import output_limit
-from gateway.dialects.anthropic.errors import _invalid
-
-if TYPE_CHECKING:
-    from gateway.dialects.anthropic.errors import MessagesError
-
+from gateway.dialects.anthropic.errors import MessagesError, invalid
 
 _encode_arguments = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -68,6 +64,10 @@ def reply_options(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# The sampling fields chat reads the same way, copied as they are.
+_SAMPLING = ("temperature", "top_p", "top_k")
+
+
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A validated Messages request as a chat completions request (see the module docstring).
 
@@ -75,26 +75,11 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     priority field, say) reaches the engine. Raises MessagesError(400) for what chat
     completions cannot carry, naming it.
     """
-    messages: list[dict[str, Any]] = []
-    system = _system_text(body.get("system"))
-    if system:
-        messages.append({"role": "system", "content": system})
-    for i, message in enumerate(body["messages"]):
-        content = message["content"]
-        if message["role"] == "user":
-            _user_turn(content, f"messages.{i}", messages)
-        elif message["role"] == "system":
-            # Updated instructions from here on, where chat puts them too: a system message.
-            text = _system_text(content)
-            if text:
-                messages.append({"role": "system", "content": text})
-        else:
-            _assistant_turn(content, f"messages.{i}", messages)
-    chat: dict[str, Any] = {"model": body["model"], "messages": messages}
+    chat: dict[str, Any] = {"model": body["model"], "messages": _conversation(body)}
     max_tokens = output_limit(body)  # the largest the body names: what its allowance reserved
     if max_tokens is not None:
         chat["max_tokens"] = max_tokens
-    for name in ("temperature", "top_p", "top_k"):
+    for name in _SAMPLING:
         value = body.get(name)
         if value is not None:
             chat[name] = value
@@ -105,6 +90,32 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if tools:
         chat["tools"] = [_chat_tool(tool, f"tools.{i}") for i, tool in enumerate(tools)]
         _tool_choice(body.get("tool_choice"), chat)
+    _extras(body, chat)
+    return chat
+
+
+def _conversation(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The system prompt and every message, as chat messages."""
+    messages: list[dict[str, Any]] = []
+    system = system_text(body.get("system"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for i, message in enumerate(body["messages"]):
+        content = message["content"]
+        if message["role"] == "user":
+            _user_turn(content, f"messages.{i}", messages)
+        elif message["role"] == "system":
+            # Updated instructions from here on, where chat puts them too: a system message.
+            text = system_text(content)
+            if text:
+                messages.append({"role": "system", "content": text})
+        else:
+            _assistant_turn(content, f"messages.{i}", messages)
+    return messages
+
+
+def _extras(body: dict[str, Any], chat: dict[str, Any]) -> None:
+    """The caller's user id, the output format and streaming, in chat's words."""
     metadata = body.get("metadata")
     if isinstance(metadata, dict) and isinstance(metadata.get("user_id"), str):
         chat["user"] = metadata["user_id"]
@@ -117,10 +128,9 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("stream") is True:
         chat["stream"] = True
         chat["stream_options"] = {"include_usage": True}
-    return chat
 
 
-def _system_text(system: object) -> str:
+def system_text(system: object) -> str:
     if isinstance(system, str):
         return system
     if not isinstance(system, list):
@@ -204,7 +214,7 @@ def _assistant_turn(content: str | list[Any], at: str, out: list[dict[str, Any]]
         elif kind == "thinking" or kind == "redacted_thinking":
             continue
         elif kind == "image":
-            raise _invalid(
+            raise invalid(
                 f"{at}.content.{j}: chat completions take no images in assistant messages; "
                 "use a backend that serves /v1/messages natively."
             )
@@ -223,7 +233,7 @@ def _arguments(block: dict[str, Any], at: str, j: int) -> str:
     try:
         return _encode_arguments(block["input"])
     except (RecursionError, ValueError, TypeError):
-        raise _invalid(f"{at}.content.{j}.input: nested too deeply.") from None
+        raise invalid(f"{at}.content.{j}.input: nested too deeply.") from None
 
 
 def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
@@ -233,7 +243,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
     elif source["type"] == "url":
         url = source["url"]
     else:
-        raise _invalid(
+        raise invalid(
             f"{at}.source: image files (the Files API) cannot be translated to chat "
             "completions; send the image as base64 or a URL."
         )
@@ -241,7 +251,7 @@ def _image_part(block: dict[str, Any], at: str) -> dict[str, Any]:
 
 
 def _untranslatable(at: str, kind: str) -> MessagesError:
-    return _invalid(
+    return invalid(
         f"{at}: {echoed(kind)} blocks cannot be translated to chat completions; use a backend that "
         "serves /v1/messages natively."
     )
@@ -250,7 +260,7 @@ def _untranslatable(at: str, kind: str) -> MessagesError:
 def _chat_tool(tool: dict[str, Any], at: str) -> dict[str, Any]:
     kind = tool.get("type")
     if kind is not None and kind != "custom":
-        raise _invalid(
+        raise invalid(
             f"{at}: the server tool {kind!r} is run by Anthropic and cannot be translated to "
             "chat completions."
         )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from gateway.core import wire_json
 from gateway.core.errors import BadRequest, GatewayError
@@ -10,14 +11,8 @@ from gateway.core.output_limits import one_output_limit
 from gateway.core.scheduling_fields import refusal, refused_field
 from gateway.core.usage import from_chat
 from gateway.dialects import media_urls
-from gateway.dialects.plan import Plan, _json, event_data, split_events
-from gateway.engines.priority_forwarding import apply_mapping
-
-if TYPE_CHECKING:
-    from gateway.admission.types import Route
-    from gateway.dialects.stored_state import RequestState
-    from gateway.runtime.registry import Upstream
-
+from gateway.dialects.plan import Backend, Plan, decoded, event_data, split_events
+from gateway.dialects.stored_state import RequestState
 
 _USAGE_MARKS = (b'"usage":{', b'"usage": {')
 
@@ -57,7 +52,9 @@ class ChatPlan(Plan):
         kept: list[bytes] = []
         for event in split_events(data):
             payload = event_data(event)
-            chunk = _json(payload) if payload and any(m in payload for m in _USAGE_MARKS) else None
+            chunk = (
+                decoded(payload) if payload and any(m in payload for m in _USAGE_MARKS) else None
+            )
             if isinstance(chunk, dict):
                 usage = from_chat(chunk.get("usage"))
                 if usage is not None:
@@ -115,19 +112,28 @@ class Surface:
         """A key sent the surface's own way when there is no Authorization header."""
         return None
 
-    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
-        """Refuse, before it waits, a request no backend of its route could serve."""
+    def check_route(
+        self, body: dict[str, Any], keeping_usable: Callable[[], frozenset[str]]
+    ) -> None:
+        """For a surface that `keeps_state`: refuse, before it waits, a request no backend of
+        its route could serve. `keeping_usable`: the route's backends up that keep state (asked
+        only when it matters)."""
 
     async def admit_state(
-        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+        self,
+        body: dict[str, Any],
+        names: frozenset[str],
+        keeping: frozenset[str],
+        state: RequestState,
     ) -> frozenset[str]:
-        """For a surface that `keeps_state`: the backends the request may not run on."""
+        """For a surface that `keeps_state`: the backends the request may not run on, of its
+        route's backends (`names`), `keeping` those of them that keep state."""
         return frozenset()
 
     def plan(
         self,
         client_body: dict[str, Any],
-        upstream: Upstream,
+        upstream: Backend,
         *,
         model: str,
         cls: int,
@@ -137,8 +143,7 @@ class Surface:
         # A fresh copy per attempt, so a retry never inherits another backend's model id or
         # priority field.
         body = dict(client_body)
-        body["model"] = model
-        apply_mapping(body, upstream.mapping, cls)
+        upstream.prepare(body, model=model, cls=cls)
         return ChatPlan(self.path, body)
 
     def error(self, err: GatewayError) -> tuple[int, list[tuple[bytes, bytes]], bytes]:

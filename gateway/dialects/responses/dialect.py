@@ -3,29 +3,33 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from gateway.core.errors import GatewayError
 from gateway.core.output_limits import one_output_limit
 from gateway.core.usage import from_chat
 from gateway.dialects import media_urls, stored_state
 from gateway.dialects.openai.dialect import Surface
-from gateway.dialects.plan import Plan, _json, _NativePlan, dump, event_data, split_events
+from gateway.dialects.plan import (
+    Backend,
+    NativePlan,
+    Plan,
+    TranslatedPlan,
+    decoded,
+    dump,
+    event_data,
+    split_events,
+)
 from gateway.dialects.responses import from_chat as responses_from_chat
 from gateway.dialects.responses import native, to_chat, validate
 from gateway.dialects.responses import stream as responses_stream
-from gateway.engines.priority_forwarding import apply_mapping
-
-if TYPE_CHECKING:
-    from gateway.admission.types import Route
-    from gateway.dialects.stored_state import RequestState
-    from gateway.runtime.registry import Upstream
-
+from gateway.dialects.stored_state import RequestState
 
 # ----- the OpenAI Responses surface -----------------------------------------------------------
 
 
-class ResponsesPlan(_NativePlan):
+class ResponsesPlan(NativePlan):
     """/v1/responses to a backend that serves it: passed through, usage read as it passes.
 
     On a backend that keeps Responses state (`state` given), every id its answer creates is
@@ -52,7 +56,7 @@ class ResponsesPlan(_NativePlan):
                 payload = event_data(event)
                 if payload is None or _RESPONSE_EVENT(payload) is None:
                     continue
-                parsed = _json(payload)
+                parsed = decoded(payload)
                 if isinstance(parsed, dict):
                     ids = stored_state.created_ids(parsed.get("response"))
                     self.state.created(ids, self.backend)
@@ -64,12 +68,14 @@ class ResponsesPlan(_NativePlan):
         return b"event: error\ndata: " + dump(event) + b"\n\n"
 
 
-class ResponsesFromChat(Plan):
+class ResponsesFromChat(TranslatedPlan):
     """/v1/responses translated: chat completions asked of the backend, its answer turned back
     into a response, event by event as it streams."""
 
+    stream: responses_stream.StreamTranslator
+
     def __init__(self, chat: dict[str, Any], request: dict[str, Any]) -> None:
-        super().__init__("/v1/chat/completions", chat)
+        super().__init__(chat)
         self.request = request
         self.stream = responses_stream.StreamTranslator(model=request["model"], request=request)
 
@@ -79,23 +85,6 @@ class ResponsesFromChat(Plan):
         )
         self.usage = from_chat(parsed.get("usage"))
         return dump(answer)
-
-    def events(self, data: bytes) -> bytes:
-        out = []
-        stream = self.stream
-        for event in split_events(data):
-            payload = event_data(event)
-            if payload is None:
-                continue
-            if payload.strip() == b"[DONE]":
-                out.append(stream.finish())
-            else:
-                out.append(stream.feed(_json(payload)))
-        self.usage = stream.usage
-        return b"".join(out)
-
-    def end(self) -> bytes:
-        return self.stream.finish()
 
     def fail(self, error: GatewayError) -> bytes:
         return self.stream.fail(error.message)
@@ -112,25 +101,30 @@ class ResponsesSurface(Surface):
         one_output_limit(body)
         return str(body["model"])
 
-    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
+    def check_route(
+        self, body: dict[str, Any], keeping_usable: Callable[[], frozenset[str]]
+    ) -> None:
         # State is kept only where an operator let a native backend keep it; refuse before
         # waiting for one.
         refusal = validate.state_error(body)
-        if refusal is not None and not keeping(route, upstreams, usable=True):
+        if refusal is not None and not keeping_usable():
             raise refusal
 
     async def admit_state(
-        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+        self,
+        body: dict[str, Any],
+        names: frozenset[str],
+        keeping: frozenset[str],
+        state: RequestState,
     ) -> frozenset[str]:
         """The backends this request may not run on, for the stored state it refers to or
         asks for (gateway/dialects/stored_state.py); a reference not the caller's is a 404."""
-        names = {t.slot.name for t in (*route.primary, *route.fallback)}
-        return await stored_state.admit(body, names, keeping(route, upstreams), state)
+        return await stored_state.admit(body, names, keeping, state)
 
     def plan(
         self,
         client_body: dict[str, Any],
-        upstream: Upstream,
+        upstream: Backend,
         *,
         model: str,
         cls: int,
@@ -138,8 +132,7 @@ class ResponsesSurface(Surface):
     ) -> Plan:
         if upstream.native("responses"):
             body = dict(client_body)
-            body["model"] = model
-            apply_mapping(body, upstream.mapping, cls)
+            upstream.prepare(body, model=model, cls=cls)
             if upstream.keeps_responses:
                 return ResponsesPlan(body, state, upstream.name)
             refusal = validate.state_error(body)
@@ -148,19 +141,8 @@ class ResponsesSurface(Surface):
             body["store"] = False  # an engine's default may be to keep it, for anyone to read
             return ResponsesPlan(body)
         chat = to_chat.to_chat(client_body)  # refuses state it cannot keep, and says why
-        chat["model"] = model
-        apply_mapping(chat, upstream.mapping, cls)
+        upstream.prepare(chat, model=model, cls=cls)
         return ResponsesFromChat(chat, client_body)
-
-
-def keeping(route: Route, upstreams: dict[str, Any], *, usable: bool = False) -> frozenset[str]:
-    """The backends of a route that keep Responses state (only those up, with `usable`)."""
-    targets = route.usable_targets() if usable else (*route.primary, *route.fallback)
-    return frozenset(
-        t.slot.name
-        for t in targets
-        if (up := upstreams.get(t.slot.name)) is not None and up.keeps_responses
-    )
 
 
 # The events whose `response` names the ids a stored response creates: the first and the last.

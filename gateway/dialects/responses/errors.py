@@ -25,7 +25,7 @@ def _kind(value: object) -> str:
     return "a value of an unknown type"
 
 
-def _wrong_type(param: str, expected: str, value: object) -> ResponsesError:
+def wrong_type(param: str, expected: str, value: object) -> ResponsesError:
     # OpenAI's own wording, so that a client's error handling reads both alike.
     return ResponsesError(
         f"Invalid type for '{param}': expected {expected}, but got {_kind(value)} instead.",
@@ -33,5 +33,5 @@ def _wrong_type(param: str, expected: str, value: object) -> ResponsesError:
     )
 
 
-def _wrong_value(param: str, why: str) -> ResponsesError:
+def wrong_value(param: str, why: str) -> ResponsesError:
     return ResponsesError(f"Invalid value for '{param}': {why}", param=param)

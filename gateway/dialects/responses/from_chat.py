@@ -10,18 +10,18 @@ from typing import Any
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as _usage_from_chat
 from gateway.dialects.openai.answer import first_choice
-from gateway.dialects.responses.tools import _split, namespaces
+from gateway.dialects.responses.tools import namespaces, split_name
 
 # ----- answer: chat completion -> Response ---------------------------------------------------
 
 INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 
-def _new_id(prefix: str) -> str:
+def new_id(prefix: str) -> str:
     return prefix + os.urandom(16).hex()
 
 
-def _echo(request: object) -> dict[str, Any]:
+def echo_of(request: object) -> dict[str, Any]:
     """The request's fields a Response repeats, as the API reference lists them."""
     req = request if isinstance(request, dict) else {}
 
@@ -48,7 +48,7 @@ def _echo(request: object) -> dict[str, Any]:
     }
 
 
-def _response(
+def response_object(
     echo: dict[str, Any],
     *,
     rid: str,
@@ -76,7 +76,7 @@ def _response(
     return response
 
 
-def _usage(usage: Usage | None, reasoning: int) -> dict[str, Any] | None:
+def usage_object(usage: Usage | None, reasoning: int) -> dict[str, Any] | None:
     if usage is None:
         return None
     return {
@@ -88,13 +88,13 @@ def _usage(usage: Usage | None, reasoning: int) -> dict[str, Any] | None:
     }
 
 
-def _reasoning_tokens(usage: object) -> int:
+def reasoning_tokens_of(usage: object) -> int:
     details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
     value = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def _message_item(mid: str, text: str, status: str) -> dict[str, Any]:
+def message_item(mid: str, text: str, status: str) -> dict[str, Any]:
     return {
         "id": mid,
         "type": "message",
@@ -104,12 +104,12 @@ def _message_item(mid: str, text: str, status: str) -> dict[str, Any]:
     }
 
 
-def _reasoning_item(rid: str, text: str, status: str) -> dict[str, Any]:
+def reasoning_item(rid: str, text: str, status: str) -> dict[str, Any]:
     content = [{"type": "reasoning_text", "text": text}] if text else []
     return {"id": rid, "type": "reasoning", "status": status, "summary": [], "content": content}
 
 
-def _call_item(
+def call_item(
     fid: str,
     call_id: str,
     name: str,
@@ -119,7 +119,7 @@ def _call_item(
 ) -> dict[str, Any]:
     """A function_call item; `known` are the request's namespaces, so that a namespaced
     function's call names its namespace and its own name again."""
-    namespace, name = _split(name, known)
+    namespace, name = split_name(name, known)
     item = {
         "id": fid,
         "type": "function_call",
@@ -133,7 +133,7 @@ def _call_item(
     return item
 
 
-def _reasoning_of(message: dict[str, Any]) -> object:
+def reasoning_of(message: dict[str, Any]) -> object:
     # SGLang, llama.cpp and older vLLM say reasoning_content; newer vLLM and Ollama reasoning.
     text = message.get("reasoning_content")
     return text if text else message.get("reasoning")
@@ -142,7 +142,7 @@ def _reasoning_of(message: dict[str, Any]) -> object:
 def from_chat(answer: object, *, model: str, request: object) -> dict[str, Any]:
     """A chat completion as the Response the client asked for (ValueError if it is none)."""
     answer, choice, message = first_choice(answer)
-    content, reasoning = message.get("content"), _reasoning_of(message)
+    content, reasoning = message.get("content"), reasoning_of(message)
     if content is not None and not isinstance(content, str):
         raise ValueError("the answer's content is not a string")
     if reasoning is not None and not isinstance(reasoning, str):
@@ -154,25 +154,25 @@ def from_chat(answer: object, *, model: str, request: object) -> dict[str, Any]:
     incomplete = INCOMPLETE_REASONS.get(finish) if isinstance(finish, str) else None
     output: list[dict[str, Any]] = []
     if reasoning:
-        output.append(_reasoning_item(_new_id("rs_"), reasoning, "completed"))
+        output.append(reasoning_item(new_id("rs_"), reasoning, "completed"))
     known = namespaces(request)
     calls = [_answer_call(call, known) for call in raw_calls]
     if content and not (calls and content.isspace()):
-        output.append(_message_item(_new_id("msg_"), content, "completed"))
+        output.append(message_item(new_id("msg_"), content, "completed"))
     output.extend(calls)
     if not output:
-        output.append(_message_item(_new_id("msg_"), "", "completed"))
+        output.append(message_item(new_id("msg_"), "", "completed"))
     if incomplete is not None:
         output[-1]["status"] = "incomplete"  # what was cut short is the last item
     raw_usage = answer.get("usage")
-    return _response(
-        _echo(request),
-        rid=_new_id("resp_"),
+    return response_object(
+        echo_of(request),
+        rid=new_id("resp_"),
         created=int(time.time()),
         model=model,
         status="completed" if incomplete is None else "incomplete",
         output=output,
-        usage=_usage(_usage_from_chat(raw_usage), _reasoning_tokens(raw_usage)),
+        usage=usage_object(_usage_from_chat(raw_usage), reasoning_tokens_of(raw_usage)),
         incomplete=incomplete,
     )
 
@@ -194,5 +194,5 @@ def _answer_call(call: object, known: frozenset[str] = frozenset()) -> dict[str,
         raise ValueError("a tool call's arguments are not a string")
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
-        call_id = _new_id("call_")
-    return _call_item(_new_id("fc_"), call_id, name, arguments, "completed", known)
+        call_id = new_id("call_")
+    return call_item(new_id("fc_"), call_id, name, arguments, "completed", known)

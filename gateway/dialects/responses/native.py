@@ -6,8 +6,8 @@ import json
 
 from gateway.core.usage import Usage
 from gateway.core.usage import from_responses as _usage_from_responses
-from gateway.dialects.responses.stream import _TERMINAL_TYPE, TERMINAL_EVENTS
-from gateway.dialects.responses.validate import _one_of
+from gateway.dialects.responses.stream import TERMINAL_EVENTS, TERMINAL_TYPE
+from gateway.dialects.responses.validate import one_of
 
 # ----- native pass-through -------------------------------------------------------------------
 
@@ -22,7 +22,7 @@ class NativeUsage:
 
     def feed(self, event: object) -> None:
         """One parsed event; only the terminal ones carry the usage."""
-        if isinstance(event, dict) and _one_of(event.get("type"), TERMINAL_EVENTS):
+        if isinstance(event, dict) and one_of(event.get("type"), TERMINAL_EVENTS):
             response = event.get("response")
             if isinstance(response, dict):
                 usage = _usage_from_responses(response.get("usage"))
@@ -32,7 +32,7 @@ class NativeUsage:
     def feed_sse(self, data: bytes) -> None:
         """Whole SSE events as the relay passes them (it cuts only at event boundaries): each
         event's `data:` payload, decoded only when it may be a terminal event."""
-        if _TERMINAL_TYPE(data) is None:
+        if TERMINAL_TYPE(data) is None:
             return
         for event in data.replace(b"\r\n", b"\n").split(b"\n\n"):
             payload = b"\n".join(
@@ -44,7 +44,7 @@ class NativeUsage:
     def feed_data(self, data: bytes) -> None:
         """One event's `data:` payload, parsed only if it may be a terminal event: the
         hot path of a native stream must not decode every delta."""
-        if _TERMINAL_TYPE(data) is not None:
+        if TERMINAL_TYPE(data) is not None:
             try:
                 self.feed(json.loads(data))
             except (ValueError, RecursionError):

@@ -7,19 +7,20 @@ import re
 import time
 from typing import Any
 
+from gateway.core.answers import error_chunk_message
 from gateway.core.usage import Usage
 from gateway.core.usage import from_chat as _usage_from_chat
 from gateway.dialects.responses.from_chat import (
     INCOMPLETE_REASONS,
-    _call_item,
-    _echo,
-    _message_item,
-    _new_id,
-    _reasoning_item,
-    _reasoning_of,
-    _reasoning_tokens,
-    _response,
-    _usage,
+    call_item,
+    echo_of,
+    message_item,
+    new_id,
+    reasoning_item,
+    reasoning_of,
+    reasoning_tokens_of,
+    response_object,
+    usage_object,
 )
 from gateway.dialects.responses.tools import namespaces
 
@@ -38,7 +39,7 @@ FAILED_CODE = "server_error"
 
 TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
-_TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
+TERMINAL_TYPE = re.compile(rb'"response\.(?:completed|incomplete|failed)"').search
 
 
 def _sse(kind: str, payload: dict[str, Any]) -> bytes:
@@ -73,10 +74,10 @@ class _Item:
 
     def item(self, status: str) -> dict[str, Any]:
         if self.kind == "message":
-            return _message_item(self.id, self.text(), status)
+            return message_item(self.id, self.text(), status)
         if self.kind == "reasoning":
-            return _reasoning_item(self.id, self.text(), status)
-        return _call_item(self.id, self.call_id, self.name, self.text(), status, self.known)
+            return reasoning_item(self.id, self.text(), status)
+        return call_item(self.id, self.call_id, self.name, self.text(), status, self.known)
 
 
 class _Call:
@@ -110,10 +111,10 @@ class StreamTranslator:
 
     def __init__(self, *, model: str, request: object) -> None:
         self.model = model
-        self._echo = _echo(request)
+        self._echo = echo_of(request)
         self._echo_json: str | None = None
         self._namespaces = namespaces(request)
-        self._rid = _new_id("resp_")
+        self._rid = new_id("resp_")
         self._created = int(time.time())
         self._seq = 0
         self._started = False
@@ -144,8 +145,8 @@ class StreamTranslator:
             read = _usage_from_chat(usage)
             if read is not None:
                 self.usage = read
-                self.reasoning_tokens = _reasoning_tokens(usage)
-        failure = _engine_error(chunk)
+                self.reasoning_tokens = reasoning_tokens_of(usage)
+        failure = error_chunk_message(chunk)
         if failure is not None:
             return self._join(out, self.fail(failure))
         choices = chunk.get("choices")
@@ -154,19 +155,9 @@ class StreamTranslator:
         if not isinstance(choices, list):
             return self._join(out, self._broken("a stream chunk whose choices are not a list"))
         for choice in choices:
-            if not isinstance(choice, dict):
-                return self._join(out, self._broken("a stream choice that is not an object"))
-            if choice.get("index") not in (0, None) or self._finish is not None:
-                continue  # one choice is asked for; nothing counts after its finish
-            broken = self._delta(choice.get("delta"), out)
+            broken = self._choice(choice, out)
             if broken is not None:
                 return self._join(out, self._broken(broken))
-            finish = choice.get("finish_reason")
-            if isinstance(finish, str) and finish:
-                self._finish = finish
-                broken = self._close_all(out)
-                if broken is not None:
-                    return self._join(out, self._broken(broken))
         return b"".join(out)
 
     def finish(self) -> bytes:
@@ -231,8 +222,8 @@ class StreamTranslator:
             self._echo_json = "," + _encode(self._echo)[1:]
         # An item still open when the stream failed was cut short.
         output = [item.item(item.status if item.closed else "incomplete") for item in self._output]
-        usage = _usage(self.usage, self.reasoning_tokens) if status != "in_progress" else None
-        head = _response(
+        usage = usage_object(self.usage, self.reasoning_tokens) if status != "in_progress" else None
+        head = response_object(
             {},
             rid=self._rid,
             created=self._created,
@@ -245,13 +236,28 @@ class StreamTranslator:
         )
         return _encode(head)[:-1] + self._echo_json
 
+    def _choice(self, choice: object, out: list[bytes]) -> str | None:
+        """Events for one choice of a chunk into `out`; what is wrong with it, if something is."""
+        if not isinstance(choice, dict):
+            return "a stream choice that is not an object"
+        if choice.get("index") not in (0, None) or self._finish is not None:
+            return None  # one choice is asked for; nothing counts after its finish
+        broken = self._delta(choice.get("delta"), out)
+        if broken is not None:
+            return broken
+        finish = choice.get("finish_reason")
+        if isinstance(finish, str) and finish:
+            self._finish = finish
+            return self._close_all(out)
+        return None
+
     def _delta(self, delta: object, out: list[bytes]) -> str | None:
         """Events for one delta into `out`; what is wrong with it, if something is."""
         if delta is None:
             return None
         if not isinstance(delta, dict):
             return "a stream delta that is not an object"
-        reasoning = _reasoning_of(delta)
+        reasoning = reasoning_of(delta)
         content = delta.get("content")
         calls = delta.get("tool_calls")
         if reasoning is not None and not isinstance(reasoning, str):
@@ -286,9 +292,9 @@ class StreamTranslator:
         out.append(self._text_delta(item, text))
 
     def _add(self, kind: str, prefix: str, out: list[bytes], call: _Call | None = None) -> _Item:
-        item = _Item(kind, _new_id(prefix), len(self._output), self._namespaces)
+        item = _Item(kind, new_id(prefix), len(self._output), self._namespaces)
         if call is not None:
-            item.name, item.call_id = call.name or "", call.call_id or _new_id("call_")
+            item.name, item.call_id = call.name or "", call.call_id or new_id("call_")
         self._output.append(item)
         self._open = item
         head = item.item("in_progress")
@@ -324,33 +330,37 @@ class StreamTranslator:
         return b'%b%b,"sequence_number":%d}\n\n' % (item.prefix, _quote(text).encode(), seq)
 
     def _call_delta(self, raw: object, out: list[bytes]) -> str | None:
-        if not isinstance(raw, dict):
-            return "a tool call delta that is not an object"
-        function = raw.get("function")
-        if function is None:
-            function = {}
-        if not isinstance(function, dict):
-            return "a tool call delta whose function is not an object"
-        name, arguments, call_id = function.get("name"), function.get("arguments"), raw.get("id")
-        if isinstance(arguments, dict):
-            arguments = json.dumps(arguments)
-        if (
-            (name is not None and not isinstance(name, str))
-            or (arguments is not None and not isinstance(arguments, str))
-            or (call_id is not None and not isinstance(call_id, str))
-        ):
-            return "a tool call delta with a name, arguments or id that is not a string"
-        index = raw.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
+        fields = _call_fields(raw)
+        if isinstance(fields, str):
+            return fields  # what is wrong with it
+        name, arguments, call_id, index = fields
+        if index is None:
             index = self._index_of(call_id)
         call = self._calls.get(index)
         if call is None:
-            call = self._calls[index] = _Call()
-            self._held = ""  # whitespace before a call is the parser's, not the model's
-            if self._open is not None:
-                self._close(self._open, "completed", out)
+            call = self._open_call(index, out)
         elif call.item is not None and call.item.closed:
             return "a tool call that went on after the next one had started"
+        self._call_progress(call, name, arguments, call_id, out)
+        return None
+
+    def _open_call(self, index: int, out: list[bytes]) -> _Call:
+        call = self._calls[index] = _Call()
+        self._held = ""  # whitespace before a call is the parser's, not the model's
+        if self._open is not None:
+            self._close(self._open, "completed", out)
+        return call
+
+    def _call_progress(
+        self,
+        call: _Call,
+        name: str | None,
+        arguments: str | None,
+        call_id: str | None,
+        out: list[bytes],
+    ) -> None:
+        """What a delta adds to its call: its id and name (the first given), its arguments;
+        the call's item added once its name is known, the arguments so far sent in it."""
         if call_id and call.call_id is None:
             call.call_id = call_id
         if name and call.name is None:
@@ -362,7 +372,6 @@ class StreamTranslator:
         if call.item is not None and call.pending:
             out.append(self._text_delta(call.item, "".join(call.pending)))
             call.pending = []
-        return None
 
     def _index_of(self, call_id: str | None) -> int:
         """The index of a tool call delta without one: engines that leave it out stream one
@@ -420,16 +429,26 @@ class StreamTranslator:
         return None
 
 
-def _engine_error(chunk: dict[str, Any]) -> str | None:
-    """The message of an engine's error event: vLLM's and OpenAI's nested `error`, SGLang's
-    flat `{"object": "error", "message"}`."""
-    error = chunk.get("error")
-    if isinstance(error, dict):
-        message = error.get("message")
-        return message if isinstance(message, str) and message else "The model server failed."
-    if isinstance(error, str) and error:
-        return error
-    if chunk.get("object") == "error":
-        message = chunk.get("message")
-        return message if isinstance(message, str) and message else "The model server failed."
-    return None
+def _call_fields(raw: object) -> tuple[str | None, str | None, str | None, int | None] | str:
+    """A tool call delta's (name, arguments, id, index), or what is wrong with it; a missing
+    or unusable index is None."""
+    if not isinstance(raw, dict):
+        return "a tool call delta that is not an object"
+    function = raw.get("function")
+    if function is None:
+        function = {}
+    if not isinstance(function, dict):
+        return "a tool call delta whose function is not an object"
+    name, arguments, call_id = function.get("name"), function.get("arguments"), raw.get("id")
+    if isinstance(arguments, dict):
+        arguments = json.dumps(arguments)
+    if (
+        (name is not None and not isinstance(name, str))
+        or (arguments is not None and not isinstance(arguments, str))
+        or (call_id is not None and not isinstance(call_id, str))
+    ):
+        return "a tool call delta with a name, arguments or id that is not a string"
+    index = raw.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        index = None
+    return name, arguments, call_id, index

@@ -38,9 +38,14 @@ from typing import Any
 
 from gateway.core.errors import echoed
 from gateway.core.output_limits import output_limit
-from gateway.dialects.responses.errors import ResponsesError, _wrong_type, _wrong_value
-from gateway.dialects.responses.tools import NAMESPACE_SEP, _allowed_tools, _tool_choice, _tools
-from gateway.dialects.responses.validate import _NO_STORE, _one_of, state_error, validate
+from gateway.dialects.responses.errors import ResponsesError, wrong_type, wrong_value
+from gateway.dialects.responses.tools import (
+    NAMESPACE_SEP,
+    allowed_chat_tools,
+    chat_tool_choice,
+    chat_tools,
+)
+from gateway.dialects.responses.validate import NO_STORE, one_of, state_error, validate
 
 # ----- request: Responses -> chat completions ------------------------------------------------
 
@@ -57,6 +62,10 @@ IMAGE_DETAILS = frozenset({"auto", "low", "high"})
 _LOGPROBS_INCLUDE = "message.output_text.logprobs"
 
 
+# The sampling fields chat reads the same way, copied as they are.
+_SAMPLING = ("temperature", "top_p", "user")
+
+
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A stateless Responses request as the chat completions request that asks the same."""
     validate(body)
@@ -64,12 +73,33 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if error is not None:
         raise error
     chat: dict[str, Any] = {"model": body["model"], "messages": _messages(body)}
-    tools = _tools(body.get("tools"))
+    _tools_and_choice(body, chat)
+    _copy(body, chat, _SAMPLING)
+    limit = output_limit(body)  # whichever field named it: what the allowance reserved
+    if limit is not None:
+        chat["max_tokens"] = limit
+    fmt = _response_format(body.get("text"))
+    if fmt is not None:
+        chat["response_format"] = fmt
+    reasoning = body.get("reasoning")
+    if isinstance(reasoning, dict) and one_of(reasoning.get("effort"), REASONING_EFFORTS):
+        chat["reasoning_effort"] = reasoning["effort"]
+    _refuse_logprobs(body)
+    _copy(body, chat, CHAT_PASSTHROUGH)
+    if body.get("stream") is True:
+        chat["stream"] = True
+        # The gateway records every request's usage; the Responses stream ends with it anyway.
+        chat["stream_options"] = {"include_usage": True}
+    return chat
+
+
+def _tools_and_choice(body: dict[str, Any], chat: dict[str, Any]) -> None:
+    tools = chat_tools(body.get("tools"))
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
-        tools, choice = _allowed_tools(choice, tools)
+        tools, choice = allowed_chat_tools(choice, tools)
     elif choice is not None:
-        choice = _tool_choice(choice)
+        choice = chat_tool_choice(choice)
     # Without tools a tool_choice constrains nothing, and vLLM refuses "auto" when it runs
     # without a tool parser: both are left out then.
     if tools:
@@ -78,32 +108,21 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
             chat["tool_choice"] = choice
         if body.get("parallel_tool_calls") is not None:
             chat["parallel_tool_calls"] = body["parallel_tool_calls"]
-    for name in ("temperature", "top_p", "user"):
+
+
+def _copy(body: dict[str, Any], chat: dict[str, Any], names: tuple[str, ...]) -> None:
+    for name in names:
         if body.get(name) is not None:
             chat[name] = body[name]
-    limit = output_limit(body)  # whichever field named it: what the allowance reserved
-    if limit is not None:
-        chat["max_tokens"] = limit
-    fmt = _response_format(body.get("text"))
-    if fmt is not None:
-        chat["response_format"] = fmt
-    reasoning = body.get("reasoning")
-    if isinstance(reasoning, dict) and _one_of(reasoning.get("effort"), REASONING_EFFORTS):
-        chat["reasoning_effort"] = reasoning["effort"]
+
+
+def _refuse_logprobs(body: dict[str, Any]) -> None:
     if body.get("top_logprobs") or _LOGPROBS_INCLUDE in (body.get("include") or ()):
         raise ResponsesError(
             "Log probabilities are not translated to chat completions, which this model's "
             "backend serves. Leave out 'top_logprobs' and the logprobs 'include'.",
             param="top_logprobs" if body.get("top_logprobs") else "include",
         )
-    for name in CHAT_PASSTHROUGH:
-        if body.get(name) is not None:
-            chat[name] = body[name]
-    if body.get("stream") is True:
-        chat["stream"] = True
-        # The gateway records every request's usage; the Responses stream ends with it anyway.
-        chat["stream_options"] = {"include_usage": True}
-    return chat
 
 
 def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -177,11 +196,11 @@ class _Conversation:
     def _call(self, item: dict[str, Any], param: str) -> None:
         name, arguments, call_id = item.get("name"), item.get("arguments"), item.get("call_id")
         if not isinstance(name, str) or not name:
-            raise _wrong_type(param + ".name", "a non-empty string", name)
+            raise wrong_type(param + ".name", "a non-empty string", name)
         if not isinstance(arguments, str):
-            raise _wrong_type(param + ".arguments", "a string", arguments)
+            raise wrong_type(param + ".arguments", "a string", arguments)
         if not isinstance(call_id, str) or not call_id:
-            raise _wrong_type(param + ".call_id", "a non-empty string", call_id)
+            raise wrong_type(param + ".call_id", "a non-empty string", call_id)
         namespace = item.get("namespace")
         if isinstance(namespace, str) and namespace:
             name = namespace + NAMESPACE_SEP + name
@@ -197,7 +216,7 @@ class _Conversation:
     def _output(self, item: dict[str, Any], param: str) -> None:
         call_id, output = item.get("call_id"), item.get("output")
         if not isinstance(call_id, str) or not call_id:
-            raise _wrong_type(param + ".call_id", "a non-empty string", call_id)
+            raise wrong_type(param + ".call_id", "a non-empty string", call_id)
         if isinstance(output, str):
             text = output
         elif isinstance(output, list):
@@ -205,7 +224,7 @@ class _Conversation:
             for j, part in enumerate(output):
                 where = f"{param}.output[{j}]"
                 if not isinstance(part, dict):
-                    raise _wrong_type(where, "an object", part)
+                    raise wrong_type(where, "an object", part)
                 kind = part.get("type")
                 if kind == "input_text" and isinstance(part.get("text"), str):
                     texts.append(part["text"])
@@ -219,7 +238,7 @@ class _Conversation:
                     )
             text = "\n".join(texts)
         else:
-            raise _wrong_type(param + ".output", "a string or an array", output)
+            raise wrong_type(param + ".output", "a string or an array", output)
         self._append({"role": "tool", "tool_call_id": call_id, "content": text})
 
     def _flush_images(self) -> None:
@@ -259,7 +278,7 @@ def _user_content(content: str | list[Any], param: str) -> str | list[dict[str, 
         if kind in ("input_text", "output_text"):
             text = part.get("text")
             if not isinstance(text, str):
-                raise _wrong_type(where + ".text", "a string", text)
+                raise wrong_type(where + ".text", "a string", text)
             parts.append({"type": "text", "text": text})
         elif kind == "input_image":
             parts.append(_image(part, where))
@@ -289,16 +308,16 @@ def _image(part: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(url, str) or not url:
         if part.get("file_id") is not None:
             raise ResponsesError(
-                f"'file_id' refers to a file stored on the server, but {_NO_STORE}. "
+                f"'file_id' refers to a file stored on the server, but {NO_STORE}. "
                 "Send the image as 'image_url' (a URL or a base64 data URL) instead.",
                 param=where + ".file_id",
             )
-        raise _wrong_type(where + ".image_url", "a URL or a base64 data URL", url)
+        raise wrong_type(where + ".image_url", "a URL or a base64 data URL", url)
     image: dict[str, Any] = {"url": url}
     detail = part.get("detail")
     if detail is not None and not isinstance(detail, str):
-        raise _wrong_type(where + ".detail", "a string", detail)
-    if _one_of(detail, IMAGE_DETAILS):
+        raise wrong_type(where + ".detail", "a string", detail)
+    if one_of(detail, IMAGE_DETAILS):
         image["detail"] = detail  # a detail engines do not know ("original") is left out
     return {"type": "image_url", "image_url": image}
 
@@ -310,7 +329,7 @@ def _audio(part: dict[str, Any], where: str) -> dict[str, Any]:
         or not isinstance(audio.get("data"), str)
         or not isinstance(audio.get("format"), str)
     ):
-        raise _wrong_type(where + ".input_audio", "an object with data and format", audio)
+        raise wrong_type(where + ".input_audio", "an object with data and format", audio)
     data = {"data": audio["data"], "format": audio["format"]}
     return {"type": "input_audio", "input_audio": data}
 
@@ -322,12 +341,12 @@ def _response_format(text: object) -> dict[str, Any] | None:
     if fmt["type"] == "json_object":
         return {"type": "json_object"}
     if fmt["type"] != "json_schema":
-        raise _wrong_value("text.format.type", "expected 'text', 'json_object' or 'json_schema'.")
+        raise wrong_value("text.format.type", "expected 'text', 'json_object' or 'json_schema'.")
     name, schema = fmt.get("name"), fmt.get("schema")
     if not isinstance(name, str) or not name:
-        raise _wrong_type("text.format.name", "a non-empty string", name)
+        raise wrong_type("text.format.name", "a non-empty string", name)
     if not isinstance(schema, dict):
-        raise _wrong_type("text.format.schema", "an object", schema)
+        raise wrong_type("text.format.schema", "an object", schema)
     spec: dict[str, Any] = {"name": name, "schema": schema}
     if isinstance(fmt.get("strict"), bool):
         spec["strict"] = fmt["strict"]

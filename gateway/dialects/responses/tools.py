@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.core.errors import echoed
-from gateway.dialects.responses.errors import ResponsesError, _wrong_type, _wrong_value
+from gateway.dialects.responses.errors import ResponsesError, wrong_type, wrong_value
 
 # Tools the model cannot call through chat completions, only a hosted service can run: left out
 # on a translating backend (Codex sends web_search by default), refused only when forced.
@@ -22,7 +22,7 @@ HOSTED_TOOLS = frozenset(
 NAMESPACE_SEP = "__"
 
 
-def _tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def chat_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     chat: list[dict[str, Any]] = []
     for i, tool in enumerate(tools or ()):
         kind = tool["type"]
@@ -45,14 +45,14 @@ def _tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 def _function_tool(tool: dict[str, Any], param: str, prefix: str = "") -> dict[str, Any]:
     name = tool.get("name")
     if not isinstance(name, str) or not name:
-        raise _wrong_type(f"{param}.name", "a non-empty string", name)
+        raise wrong_type(f"{param}.name", "a non-empty string", name)
     function: dict[str, Any] = {"name": prefix + name}
     for field, expected in (("description", str), ("parameters", dict), ("strict", bool)):
         value = tool.get(field)
         if value is None:
             continue
         if not isinstance(value, expected):
-            raise _wrong_type(f"{param}.{field}", _TYPE_NAMES[expected], value)
+            raise wrong_type(f"{param}.{field}", _TYPE_NAMES[expected], value)
         function[field] = value
     return {"type": "function", "function": function}
 
@@ -61,9 +61,9 @@ def _namespace_tools(tool: dict[str, Any], param: str) -> list[dict[str, Any]]:
     """A namespace's functions, each a chat function named `<namespace>__<name>`."""
     namespace, inner = tool.get("name"), tool.get("tools")
     if not isinstance(namespace, str) or not namespace:
-        raise _wrong_type(f"{param}.name", "a non-empty string", namespace)
+        raise wrong_type(f"{param}.name", "a non-empty string", namespace)
     if not isinstance(inner, list):
-        raise _wrong_type(f"{param}.tools", "an array", inner)
+        raise wrong_type(f"{param}.tools", "an array", inner)
     out = []
     for j, member in enumerate(inner):
         at = f"{param}.tools[{j}]"
@@ -89,7 +89,7 @@ def namespaces(request: object) -> frozenset[str]:
     )
 
 
-def _split(name: str, known: frozenset[str]) -> tuple[str | None, str]:
+def split_name(name: str, known: frozenset[str]) -> tuple[str | None, str]:
     """A chat function's name as (namespace, name) when it is a namespaced one."""
     if known and NAMESPACE_SEP in name:
         namespace, _, base = name.partition(NAMESPACE_SEP)
@@ -101,13 +101,13 @@ def _split(name: str, known: frozenset[str]) -> tuple[str | None, str]:
 _TYPE_NAMES: dict[type, str] = {str: "a string", dict: "an object", bool: "a boolean"}
 
 
-def _tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
+def chat_tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
     if isinstance(choice, str):
         return choice
     if choice["type"] == "function":
         name = choice.get("name")
         if not isinstance(name, str) or not name:
-            raise _wrong_type("tool_choice.name", "a non-empty string", name)
+            raise wrong_type("tool_choice.name", "a non-empty string", name)
         return {"type": "function", "function": {"name": name}}
     raise ResponsesError(
         f"A tool_choice of type '{echoed(str(choice['type']))}' cannot be translated to chat "
@@ -116,15 +116,15 @@ def _tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
     )
 
 
-def _allowed_tools(
+def allowed_chat_tools(
     choice: dict[str, Any], tools: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], str]:
     """`allowed_tools` as chat completions can say it: only those tools, and its mode."""
     mode, allowed = choice.get("mode"), choice.get("tools")
     if mode not in ("auto", "required"):
-        raise _wrong_value("tool_choice.mode", "expected 'auto' or 'required'.")
+        raise wrong_value("tool_choice.mode", "expected 'auto' or 'required'.")
     if not isinstance(allowed, list):
-        raise _wrong_type("tool_choice.tools", "an array", allowed)
+        raise wrong_type("tool_choice.tools", "an array", allowed)
     names: set[str] = set()
     for i, entry in enumerate(allowed):
         if not isinstance(entry, dict) or entry.get("type") != "function":
@@ -135,9 +135,9 @@ def _allowed_tools(
             )
         name = entry.get("name")
         if not isinstance(name, str):
-            raise _wrong_type(f"tool_choice.tools[{i}].name", "a string", name)
+            raise wrong_type(f"tool_choice.tools[{i}].name", "a string", name)
         if not any(tool["function"]["name"] == name for tool in tools):
-            raise _wrong_value(
+            raise wrong_value(
                 f"tool_choice.tools[{i}].name", f"no tool in 'tools' is named '{echoed(name)}'."
             )
         names.add(name)
