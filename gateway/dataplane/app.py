@@ -64,6 +64,7 @@ from gateway.dataplane.body import (
 from gateway.dataplane.hints import apply_hint, parse_hints
 from gateway.dataplane.identity import _cookie, _token_id
 from gateway.dataplane.relay import LARGE_BODY, DropConnection, Relay, Retryable
+from gateway.dataplane.serving import quiet_dropped_connections
 from gateway.dialects import media_urls
 from gateway.dialects.anthropic import count_tokens as anthropic_count_tokens
 from gateway.dialects.anthropic import errors, validate
@@ -103,6 +104,8 @@ class GatewayApp:
         self.caller_for_token = caller_for_token
         self.caller_for_session = caller_for_session
         self.recorder = recorder or records.Recorder()
+        # The app is what raises DropConnection: the servers' tracebacks of it go with it.
+        quiet_dropped_connections()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
