@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gateway.core import wire_json
@@ -14,7 +15,6 @@ from gateway.dialects.plan import Plan, _json, event_data, split_events
 from gateway.engines.priority_forwarding import apply_mapping
 
 if TYPE_CHECKING:
-    from gateway.admission.types import Route
     from gateway.dialects.stored_state import RequestState
     from gateway.runtime.registry import Upstream
 
@@ -115,11 +115,17 @@ class Surface:
         """A key sent the surface's own way when there is no Authorization header."""
         return None
 
-    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
+    def check_route(
+        self, body: dict[str, Any], keeping_usable: Callable[[], frozenset[str]]
+    ) -> None:
         """Refuse, before it waits, a request no backend of its route could serve."""
 
     async def admit_state(
-        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+        self,
+        body: dict[str, Any],
+        names: frozenset[str],
+        keeping: frozenset[str],
+        state: RequestState,
     ) -> frozenset[str]:
         """For a surface that `keeps_state`: the backends the request may not run on."""
         return frozenset()

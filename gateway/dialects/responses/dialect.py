@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gateway.core.errors import GatewayError
@@ -17,7 +18,6 @@ from gateway.dialects.responses import stream as responses_stream
 from gateway.engines.priority_forwarding import apply_mapping
 
 if TYPE_CHECKING:
-    from gateway.admission.types import Route
     from gateway.dialects.stored_state import RequestState
     from gateway.runtime.registry import Upstream
 
@@ -112,20 +112,25 @@ class ResponsesSurface(Surface):
         one_output_limit(body)
         return str(body["model"])
 
-    def check_route(self, body: dict[str, Any], route: Route, upstreams: dict[str, Any]) -> None:
+    def check_route(
+        self, body: dict[str, Any], keeping_usable: Callable[[], frozenset[str]]
+    ) -> None:
         # State is kept only where an operator let a native backend keep it; refuse before
         # waiting for one.
         refusal = validate.state_error(body)
-        if refusal is not None and not keeping(route, upstreams, usable=True):
+        if refusal is not None and not keeping_usable():
             raise refusal
 
     async def admit_state(
-        self, body: dict[str, Any], route: Route, upstreams: dict[str, Any], state: RequestState
+        self,
+        body: dict[str, Any],
+        names: frozenset[str],
+        keeping: frozenset[str],
+        state: RequestState,
     ) -> frozenset[str]:
         """The backends this request may not run on, for the stored state it refers to or
         asks for (gateway/dialects/stored_state.py); a reference not the caller's is a 404."""
-        names = {t.slot.name for t in (*route.primary, *route.fallback)}
-        return await stored_state.admit(body, names, keeping(route, upstreams), state)
+        return await stored_state.admit(body, names, keeping, state)
 
     def plan(
         self,
@@ -151,16 +156,6 @@ class ResponsesSurface(Surface):
         chat["model"] = model
         apply_mapping(chat, upstream.mapping, cls)
         return ResponsesFromChat(chat, client_body)
-
-
-def keeping(route: Route, upstreams: dict[str, Any], *, usable: bool = False) -> frozenset[str]:
-    """The backends of a route that keep Responses state (only those up, with `usable`)."""
-    targets = route.usable_targets() if usable else (*route.primary, *route.fallback)
-    return frozenset(
-        t.slot.name
-        for t in targets
-        if (up := upstreams.get(t.slot.name)) is not None and up.keeps_responses
-    )
 
 
 # The events whose `response` names the ids a stored response creates: the first and the last.
