@@ -25,7 +25,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 from aiohttp.client_exceptions import ClientPayloadError
@@ -34,6 +34,7 @@ from gateway.admission.types import Acquired
 from gateway.allowances.counters import Ticket
 from gateway.core import wire_json
 from gateway.core.answers import MAX_ERROR_BODY, RETRY_STATUS, _status_of, error_for_status
+from gateway.core.asgi import Send
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.core.outcomes import Outcome
@@ -44,13 +45,8 @@ from gateway.dialects.plan import Plan, dump, event_data, split_events
 from gateway.dialects.stored_state import RequestState
 from gateway.observability.records import Entry
 from gateway.runtime.registry import Upstream
-from gateway.runtime.upstream import _CLOSING, _closed
-
-if TYPE_CHECKING:
-    from gateway.core.asgi import Send
-    from gateway.runtime.settings import Timeouts
-    from gateway.runtime.upstream import _Closing
-
+from gateway.runtime.settings import Timeouts
+from gateway.runtime.upstream import _CLOSING, _closed, _Closing
 
 log = logging.getLogger("aiplane.gateway")
 
