@@ -1,9 +1,11 @@
 """The /v1 data plane: a raw ASGI app (no Django request cycle) in front of the model servers.
 
-The path of one request: bearer token -> caller context (cached), body and hints -> class,
-`route_or_wait` for a slot, then the relay (gateway/dataplane/relay.py) rewrites the body for the
-backend actually chosen at the final dispatch boundary and streams its answer back chunk by chunk.
-The slot is released exactly once, by the relay.
+The path of one request: bearer token -> caller context (cached; gateway/dataplane/identity.py),
+body and hints -> class, the route, then gateway/dataplane/admit.py waits for a slot and the relay
+(gateway/dataplane/relay.py) rewrites the body for the backend actually chosen at the final
+dispatch boundary and streams its answer back chunk by chunk, another replica trying it when the
+first failed before answering. The slot is released exactly once, by the relay. Here: the routing
+by path, the activity record every request leaves, and `_serve`.
 """
 
 from __future__ import annotations
