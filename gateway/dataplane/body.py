@@ -5,17 +5,11 @@ from __future__ import annotations
 import asyncio
 import zlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gateway.core import wire_json
-from gateway.core.asgi import GONE
-from gateway.core.errors import (
-    BadRequest,
-)
-
-if TYPE_CHECKING:
-    from gateway.core.asgi import Receive, Scope
-
+from gateway.core.asgi import GONE, Receive, Scope
+from gateway.core.errors import BadRequest
 
 MAX_BODY = 32 * 1024 * 1024
 
@@ -44,9 +38,10 @@ async def read_body(receive: Receive) -> bytes:
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
-def _gone(scope: Scope, receive: Receive) -> asyncio.Future[Any]:
-    """What resolves when the client goes away: the connection's own future (gateway.protocol),
-    or a task that waits on `receive()` for the disconnect where the server has none."""
+def client_gone(scope: Scope, receive: Receive) -> asyncio.Future[Any]:
+    """What resolves when the client goes away: the connection's own future (our uvicorn
+    protocol's, gateway/dataplane/server_protocol.py), or a task that waits on `receive()` for
+    the disconnect where the server has none."""
     gone: asyncio.Future[Any] | None = scope.get(GONE)
     return gone if gone is not None else asyncio.ensure_future(_disconnected(receive))
 
@@ -76,11 +71,11 @@ def _reason(err: ValueError) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-async def _off_loop(fn: Callable[..., Any], *args: Any) -> Any:
+async def off_loop(fn: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
 
-def _affinity_key(body: dict[str, Any]) -> int | None:
+def affinity_key(body: dict[str, Any]) -> int | None:
     """A hash of the prompt's start: requests sharing it reuse the same engine's prefix cache."""
     messages = body.get("messages")
     if isinstance(messages, list) and messages:

@@ -1,4 +1,4 @@
-"""POST /v1/messages/count_tokens at an engine: a bounded path beside the slots.
+"""POST /v1/messages/count_tokens, counted at an engine on a bounded path beside the slots.
 
 Counting generates nothing, so a count waits for no slot; but tokenising a body of up to 32 MB
 (Anthropic's own limit for counting, as for Messages: clients send the same conversation to
@@ -9,30 +9,64 @@ both) is work at the engine all the same, so it is bounded:
   the gateway answers its own estimate (messages.count_tokens_estimate) at once rather than
   wait or send more;
 - the counts in flight are `aiplane_backend_counting`, beside `aiplane_backend_inflight`;
-- a limited caller's requests limits apply (gateway/dataplane/app.py): a count is a request, over
-  them the same 429 as on /v1/messages, and it reserves and charges no tokens.
+- a limited caller's requests limits apply (`count`): a count is a request, over them the same
+  429 as on /v1/messages, and it reserves and charges no tokens.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 
 from gateway.admission.types import Route
+from gateway.allowances import counters
+from gateway.allowances.counters import rate_limit_headers
 from gateway.core.errors import BadRequest
 from gateway.core.scheduling_fields import strip_scheduling
+from gateway.dataplane.admit import take_allowance
+from gateway.dataplane.identity import check_allowlist
+from gateway.dialects import media_urls
+from gateway.dialects.anthropic import count_tokens as anthropic_count_tokens
+from gateway.dialects.anthropic import errors, validate
+from gateway.dialects.openai.dialect import Surface
 from gateway.dialects.plan import dump
 from gateway.observability.records import Entry
-
-if TYPE_CHECKING:
-    from gateway.runtime.registry import Upstream
-    from gateway.runtime.runtime import Runtime
-    from gateway.runtime.settings import Timeouts
-
+from gateway.runtime.registry import Upstream
+from gateway.runtime.runtime import Runtime
+from gateway.runtime.settings import Timeouts
 
 PATH = "/v1/messages/count_tokens"
+
+
+async def count(
+    rt: Runtime, caller: Any, surface: Surface, body: dict[str, Any], record: Entry, *, large: bool
+) -> tuple[int, list[tuple[bytes, bytes]]]:
+    """A count of the body's tokens, by a backend that serves Messages itself, else estimated
+    (count_tokens_estimate), and the caller's rate-limit headers when it has an allowance."""
+    try:
+        validate.validate(body, counting=True)
+    except errors.MessagesError as err:
+        raise BadRequest(err.message) from None
+    # A counting engine may render the prompt, fetching its images to count them.
+    media_urls.refuse_inside(media_urls.in_messages(body), rt.settings.media_urls)
+    model = str(body["model"])
+    record.model = model
+    check_allowlist(caller, model)
+    route = rt.snapshot.resolve(surface.kind, model, caller.groups)
+    extra: list[tuple[bytes, bytes]] = []
+    if caller.allowance:
+        demand = counters.demand(caller.allowance, model)
+        ticket = await take_allowance(rt, demand, record.cls, anthropic=True)
+        ticket.settle(0, 0)  # it reserved nothing: its requests counted when admitted
+        extra = rate_limit_headers(
+            ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=True
+        )
+    tokens = await engine_count(rt, route, body, record, large=large)
+    if tokens is None:
+        tokens = anthropic_count_tokens.count_tokens_estimate(body)
+    return tokens, extra
 
 
 async def engine_count(

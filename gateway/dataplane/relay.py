@@ -24,8 +24,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import aiohttp
 from aiohttp.client_exceptions import ClientPayloadError
@@ -34,6 +34,7 @@ from gateway.admission.types import Acquired
 from gateway.allowances.counters import Ticket
 from gateway.core import wire_json
 from gateway.core.answers import MAX_ERROR_BODY, RETRY_STATUS, error_for_status, stream_error_status
+from gateway.core.asgi import Send
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.core.outcomes import Outcome
@@ -44,13 +45,8 @@ from gateway.dialects.plan import Plan, dump, event_data, split_events
 from gateway.dialects.stored_state import RequestState
 from gateway.observability.records import Entry
 from gateway.runtime.registry import Upstream
-from gateway.runtime.upstream import _CLOSING, _closed
-
-if TYPE_CHECKING:
-    from gateway.core.asgi import Send
-    from gateway.runtime.settings import Timeouts
-    from gateway.runtime.upstream import _Closing
-
+from gateway.runtime.settings import Timeouts
+from gateway.runtime.upstream import _CLOSING, _closed, _Closing
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -194,9 +190,7 @@ class Relay:
     # ----- the exchange ---------------------------------------------------------------------
 
     async def _relay(self, payload: bytes, path: str) -> None:
-        up = self.upstream
-        record = self.record
-        record.backend = up.name
+        self.record.backend = self.upstream.name
         task = asyncio.current_task()
         if task is None:  # pragma: no cover - ASGI servers always run us in a task
             raise RuntimeError("the gateway must run inside an asyncio task")
@@ -208,43 +202,19 @@ class Relay:
         self._watchdog.watch(self)
         resp: aiohttp.ClientResponse | None = None
         try:
-            # The engine has it from here on (a client leaving while it is sent included), and
-            # may prefill it: charged its prompt unless it never arrived or was refused.
-            self._reach(True)
-            try:
-                resp = await self.session.post(
-                    up.url(path),
-                    data=payload,
-                    headers=up.headers,
-                    allow_redirects=False,
-                    timeout=self.timeouts.client,
-                )
-            except _UPSTREAM_FAULTS as err:
-                if isinstance(err, _NEVER_SENT):
-                    self._reach(False)
-                raise self._retryable(f"{type(err).__name__} before answering") from None
-            record.status = resp.status
+            resp = await self._post(payload, path)
+            self.record.status = resp.status
             if not 200 <= resp.status < 300:
                 await self._refused(resp)
             content_type = resp.headers.get("content-type", "")
-            if content_type.startswith("text/event-stream"):
-                self.body_kind = "events"
-                await self._events(resp)
-            elif resp.content_length is not None and resp.content_length <= BUFFERED_BODY:
-                self.body_kind = "buffered"
-                await self._buffered(resp, content_type)
-            else:
-                self.body_kind = "stream"
-                await self._stream(resp)
+            self.body_kind = kind = _kind_of(resp, content_type)
+            await _BODIES[kind](self, resp, content_type)
         except asyncio.CancelledError:
             reason = self._abort
             if reason is None:
                 raise  # the server is stopping: not ours to handle
             task.uncancel()
-            self._aborted(reason)
-            if not self.started or reason in (_CLIENT_LEFT,):
-                return
-            await self._broken(resp, "stopped sending within the idle timeout")
+            await self._on_cancel(reason, resp)
         except _UPSTREAM_FAULTS as err:
             if not self.started:
                 raise self._retryable(f"{type(err).__name__} before answering") from None
@@ -255,6 +225,33 @@ class Relay:
                 # close() drops the connection when the body was not read to its end, which is
                 # how the engine learns that the client left mid-stream.
                 resp.close()
+
+    async def _post(self, payload: bytes, path: str) -> aiohttp.ClientResponse:
+        """The request sent to the engine: its answer's head, or `Retryable` when none came."""
+        # The engine has it from here on (a client leaving while it is sent included), and
+        # may prefill it: charged its prompt unless it never arrived or was refused.
+        self._reach(True)
+        up = self.upstream
+        try:
+            return await self.session.post(
+                up.url(path),
+                data=payload,
+                headers=up.headers,
+                allow_redirects=False,
+                timeout=self.timeouts.client,
+            )
+        except _UPSTREAM_FAULTS as err:
+            if isinstance(err, _NEVER_SENT):
+                self._reach(False)
+            raise self._retryable(f"{type(err).__name__} before answering") from None
+
+    async def _on_cancel(self, reason: int, resp: aiohttp.ClientResponse | None) -> None:
+        """The watchdog or the client cut the relay short: note why, and end a started answer
+        so that it looks broken (not when the client left: there is nobody to tell)."""
+        self._aborted(reason)
+        if not self.started or reason in (_CLIENT_LEFT,):
+            return
+        await self._broken(resp, "stopped sending within the idle timeout")
 
     def _reach(self, reached: bool) -> None:
         """Tell the ticket whether this attempt reached an engine that runs it (once each)."""
@@ -285,6 +282,7 @@ class Relay:
         raise error
 
     async def _buffered(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
+        """A small body with a length, read whole and checked to be the JSON it claims."""
         data = scrub_answer(await resp.read(), self.upstream.secrets)
         parsed: Any = None
         try:
@@ -302,7 +300,8 @@ class Relay:
         await self._start(resp, headers)
         await self.send({"type": "http.response.body", "body": data})
 
-    async def _stream(self, resp: aiohttp.ClientResponse) -> None:
+    async def _stream(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
+        """Any other body, chunk by chunk."""
         # The first bytes come before the status line goes: a backend that dies before sending
         # any can still be retried elsewhere, and status line and first token leave together.
         chunks = resp.content.iter_any().__aiter__()
@@ -328,7 +327,8 @@ class Relay:
                 await self._pass(held)
         await self.send({"type": "http.response.body", "body": b""})
 
-    async def _events(self, resp: aiohttp.ClientResponse) -> None:
+    async def _events(self, resp: aiohttp.ClientResponse, content_type: str) -> None:
+        """An event stream, whole events at a time."""
         chunks = resp.content.iter_any().__aiter__()
         first = await anext(chunks, b"")
         # The first whole event decides: an engine that refuses a stream (SGLang's full queue)
@@ -527,6 +527,23 @@ class Relay:
         if self._abort is None and self._task is not None:
             self._abort = reason
             self._task.cancel()
+
+
+def _kind_of(resp: aiohttp.ClientResponse, content_type: str) -> str:
+    """How an engine's answer is passed on: as events, read whole, or chunk by chunk."""
+    if content_type.startswith("text/event-stream"):
+        return "events"
+    if resp.content_length is not None and resp.content_length <= BUFFERED_BODY:
+        return "buffered"
+    return "stream"
+
+
+# Each kind of answer body and how the relay passes it on (given the answer and its type).
+_BODIES: dict[str, Callable[[Relay, aiohttp.ClientResponse, str], Awaitable[None]]] = {
+    "events": Relay._events,
+    "buffered": Relay._buffered,
+    "stream": Relay._stream,
+}
 
 
 async def _chained(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

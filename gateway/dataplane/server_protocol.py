@@ -25,7 +25,7 @@ refused connections never pile up.
 
 On the hot path this costs four calls a request (about 1 µs); a request that arrives in one
 piece arms no timer. Under httptools an answer's head also waits for its first piece of body,
-so the two leave in one write (`_StatusLineHeld`): about 70 µs of CPU less per request at
+so the two leave in one write (`StatusLineHeld`): about 70 µs of CPU less per request at
 concurrency 64 on two cores, measured against uvicorn's two writes.
 """
 
@@ -254,7 +254,7 @@ class _Bounded(_Base):
         self.transport.close()
 
 
-class _StatusLineHeld:
+class StatusLineHeld:
     """A cycle's transport that holds its answer's status line and headers for the first piece
     of the body, so both leave in one write.
 
@@ -329,7 +329,7 @@ class _HttpToolsBounds(_Bounded):
         cycle = self.cycle
         if cycle is not None and cycle.scope is self.scope:  # (not on a websocket upgrade)
             # Duck-typed: the cycle only writes, closes and asks is_closing().
-            cycle.transport = _StatusLineHeld(self.transport, self.loop)  # type: ignore[assignment]
+            cycle.transport = StatusLineHeld(self.transport, self.loop)  # type: ignore[assignment]
             self.scope[GONE] = self.loop.create_future()  # type: ignore[literal-required]
 
     def on_message_complete(self) -> None:
@@ -392,11 +392,13 @@ class _H11Bounds(_Bounded):
 def protocol_class(bounds: Bounds, http: Literal["httptools", "h11"]) -> type[asyncio.Protocol]:
     """uvicorn's protocol for `http` with these bounds, for `uvicorn.Config(http=...)`."""
     if http == "httptools":
+        # Imported here: httptools is optional (uvicorn[standard]), the class chosen per call.
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
         base: type[asyncio.Protocol] = HttpToolsProtocol
         bounded: type[_Bounded] = _HttpToolsBounds
     else:
+        # Imported here too: only the protocol asked for is loaded.
         from uvicorn.protocols.http.h11_impl import H11Protocol
 
         base, bounded = H11Protocol, _H11Bounds

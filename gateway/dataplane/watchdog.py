@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from gateway.dataplane.relay import Relay
+from gateway.runtime.settings import Timeouts
+
+
+class Watched(Protocol):
+    """What the watchdog sees of a relay: its bounds, and a look at its progress."""
+
+    timeouts: Timeouts
+
+    def check(self, now: float) -> None: ...
 
 
 class Watchdog:
@@ -19,7 +26,7 @@ class Watchdog:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.relays: set[Relay] = set()
+        self.relays: set[Watched] = set()
         self.resolution = 1.0
         self._handle: asyncio.TimerHandle | None = None
 
@@ -32,7 +39,7 @@ class Watchdog:
             watchdog = cls._of[loop] = cls(loop)
         return watchdog
 
-    def watch(self, relay: Relay) -> None:
+    def watch(self, relay: Watched) -> None:
         self.relays.add(relay)
         resolution = relay.timeouts.resolution
         if self._handle is None or resolution < self.resolution:
@@ -41,7 +48,7 @@ class Watchdog:
             self.resolution = resolution
             self._handle = self.loop.call_later(resolution, self._tick)
 
-    def forget(self, relay: Relay) -> None:
+    def forget(self, relay: Watched) -> None:
         self.relays.discard(relay)
 
     def _tick(self) -> None:

@@ -22,7 +22,6 @@ from gateway.admission.queue import AdmissionQueue
 from gateway.admission.types import Observer, Slot
 from gateway.allowances.counters import CounterStore, MemoryCounters
 from gateway.core.redaction import NO_SECRETS, Secrets
-from gateway.dataplane.serving import quiet_dropped_connections
 from gateway.dialects.stored_state import MemoryOwners, Owners
 from gateway.engines.detection import ProbeFailure, check_models, detect_engine
 from gateway.engines.health import HealthTracker, check_health
@@ -150,7 +149,6 @@ class Runtime:
         self.apply_settings(values)
         topology = await self.run_db(self._load_topology)
         self.install(topology)
-        quiet_dropped_connections()
         self.session = aiohttp.ClientSession(
             connector=connector(
                 # Below the 5 s idle bound of uvicorn, which vLLM and SGLang serve with: a pooled

@@ -17,7 +17,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from gateway.core.serving import ThreadedServer
-from gateway.dataplane.server_protocol import Bounds, _StatusLineHeld
+from gateway.dataplane.server_protocol import Bounds, StatusLineHeld
 from tests.support.drive import HTTP, chat, inflight, key_for, wait_until, waiting
 from tests.support.live import LiveGateway, add_backend, live_gateway
 
@@ -348,7 +348,7 @@ class _Recording:
 
 async def test_an_answers_head_and_first_piece_of_body_leave_in_one_write() -> None:
     transport = _Recording()
-    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held = StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
     held.write(b"HTTP/1.1 200 OK\r\n\r\n")
     held.write(b"body")
     held.write(b"more")
@@ -358,7 +358,7 @@ async def test_an_answers_head_and_first_piece_of_body_leave_in_one_write() -> N
 
 async def test_a_head_with_no_body_after_it_leaves_at_the_next_turn_of_the_loop() -> None:
     transport = _Recording()
-    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held = StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
     held.write(b"HTTP/1.1 204 No Content\r\n\r\n")
     assert transport.writes == []
     await asyncio.sleep(0)
@@ -369,7 +369,7 @@ async def test_a_head_with_no_body_after_it_leaves_at_the_next_turn_of_the_loop(
 
 async def test_closing_writes_a_held_head_first() -> None:
     transport = _Recording()
-    held = _StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    held = StatusLineHeld(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
     held.write(b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n")
     held.close()
     assert transport.writes == [b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n"]
