@@ -36,7 +36,7 @@ from gateway.dataplane.app import GatewayApp
 from gateway.dataplane.server_protocol import Bounds
 from gateway.observability import collector, records
 from gateway.observability.activity_writer import ProcessWriter
-from gateway.runtime.runtime import Runtime
+from gateway.runtime.runtime import Runtime, current_runtime
 
 log = logging.getLogger("aiplane")
 T = TypeVar("T")
@@ -290,7 +290,7 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
     from aiplane.origins import SameOriginWebsockets
     from gateway.admin.consumers import QueueConsumer
 
-    collector.register()
+    collector.register(current_runtime)
     runtime, recorder = build_runtime()
     gateway = GatewayApp(
         runtime,

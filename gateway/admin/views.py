@@ -29,7 +29,7 @@ from gateway.admin.serializers.topology import (
 )
 from gateway.engines.detection import ProbeFailure, models_url
 from gateway.models import Backend, Pool
-from gateway.observability.live_queue import shared_inflight
+from gateway.observability.live_queue import queue_state, shared_inflight
 from gateway.runtime.runtime import current_runtime
 
 
@@ -242,9 +242,7 @@ class AdminQueueApi(APIView):
 
     @extend_schema(responses={200: QueueOut}, summary="The live admission queue")
     def get(self, request: Request) -> Response:
-        from gateway.observability.live_queue import queue_state
-
-        return Response(QueueOut(queue_state()).data)
+        return Response(QueueOut(queue_state(current_runtime())).data)
 
 
 ACTIVITY_FIELDS = (

@@ -359,10 +359,11 @@ def test_observability_off_leaves_neither_activity_records_nor_queue_metrics(
 
 def activity_metrics() -> dict[str, float]:
     from gateway.observability.collector import GatewayCollector
+    from gateway.runtime.runtime import current_runtime
 
     return {
         sample.name: sample.value
-        for family in GatewayCollector().collect()
+        for family in GatewayCollector(current_runtime).collect()
         if family.name.startswith("aiplane_activity_")
         for sample in family.samples
     }
