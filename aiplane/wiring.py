@@ -119,10 +119,8 @@ async def caller_for_session(session_key: str, token_id: int | None = None) -> C
 
 def _write_activity(rows: list[records.Row]) -> list[records.Rejected]:
     """The thread writer: stores the batch but the rows the database refuses, and returns
-    those; a database fault raises, and the recorder keeps the batch (see `activity.store`)."""
-    from gateway.models import ActivityRecord
-
-    return ActivityRecord.write_batch(rows)
+    those; a database fault raises, and the recorder keeps the batch (see `activity_rows.store`)."""
+    return activity_store.write_batch(rows)
 
 
 async def _flush_usage_loop(db: DatabaseThread) -> None:
