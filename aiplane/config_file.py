@@ -25,6 +25,8 @@ from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
 from gateway.admin import services as admin_services
+from gateway.admin.serializers.topology import BackendIn, PoolIn
+from gateway.admin.shapes import backend_settings, pool_settings
 
 FORMAT_VERSION: Final = 1
 SECTIONS: Final = ("settings", "groups", "backends", "pools")
@@ -34,25 +36,11 @@ ENV_REFERENCE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 MAX_NODES: Final = 100_000  # aliases can make a small file expand without bound
 IMPORT_ACTOR: Final = "manage.py config import"
 
-# The fields of each entry, in the order an export writes them (the admin API's names).
+# The fields of each entry, in the order an export writes them: the admin API's own (a
+# backend's pools are written as the pools' members).
 GROUP_FIELDS: Final = ("name", "description", "is_admin", "is_default", "priority", "allowance")
-BACKEND_FIELDS: Final = (
-    "name",
-    "base_url",
-    "api_key",
-    "max_inflight",
-    "weight",
-    "enabled",
-    "health_path",
-    "models",
-    "aliases",
-    "priority",
-    "surfaces",
-    "store_responses",
-)
-POOL_FIELDS: Final = (
-    "name", "kind", "strategy", "everyone", "allowed_groups", "fallback", "backends",
-)  # fmt: skip
+BACKEND_FIELDS: Final = tuple(name for name in BackendIn().get_fields() if name != "pools")
+POOL_FIELDS: Final = tuple(PoolIn().get_fields())
 FIELDS: Final = {"groups": GROUP_FIELDS, "backends": BACKEND_FIELDS, "pools": POOL_FIELDS}
 
 Path = tuple[str | int, ...]
@@ -73,25 +61,6 @@ def _group_entry(group: Any) -> dict[str, Any]:
     }
 
 
-def _backend_entry(backend: Any) -> dict[str, Any]:
-    """Every field but the key (see `_key_fingerprint`)."""
-    from gateway.admin.selectors import priority_mode_of, surfaces_of
-
-    return {
-        "name": backend.name,
-        "base_url": backend.base_url,
-        "max_inflight": backend.max_inflight,
-        "weight": backend.weight,
-        "enabled": backend.enabled,
-        "health_path": backend.health_path,
-        "models": list(backend.served_models or []),
-        "aliases": dict(backend.aliases or {}),
-        "priority": priority_mode_of(backend).to_json(),
-        "surfaces": surfaces_of(backend),
-        "store_responses": backend.store_responses,
-    }
-
-
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
     from gateway.admin.crypto import decrypt
@@ -103,18 +72,6 @@ def _key_fingerprint(backend: Any) -> str | None:
     return hashlib.sha256(plain.encode()).hexdigest()
 
 
-def _pool_entry(pool: Any, members: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "name": pool.name,
-        "kind": pool.kind,
-        "strategy": pool.strategy,
-        "everyone": pool.everyone,
-        "allowed_groups": list(pool.allowed_groups or []),
-        "fallback": pool.fallback.name if pool.fallback_id else None,
-        "backends": members if members is not None else [b.name for b in pool.backends.all()],
-    }
-
-
 def _defaults(section: str) -> dict[str, Any]:
     """What a field left out of an entry means: the value of a new object, as the API makes it."""
     from accounts.models import GatewayGroup
@@ -123,10 +80,10 @@ def _defaults(section: str) -> dict[str, Any]:
     if section == "groups":
         entry = _group_entry(GatewayGroup())
     elif section == "backends":
-        entry = {**_backend_entry(Backend()), "api_key": ""}
+        entry = {**backend_settings(Backend()), "api_key": ""}
         del entry["base_url"]  # has none: every backend names its own
     else:
-        entry = _pool_entry(Pool(), members=[])
+        entry = pool_settings(Pool())
     del entry["name"]
     return entry
 
@@ -156,9 +113,9 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             return None
-        return {**_backend_entry(backend), "api_key": _key_fingerprint(backend)}
+        return {**backend_settings(backend), "api_key": _key_fingerprint(backend)}
     pool = Pool.objects.select_related("fallback").filter(name=name).first()
-    return None if pool is None else _pool_entry(pool)
+    return None if pool is None else pool_settings(pool)
 
 
 def current_state() -> State:
@@ -171,10 +128,10 @@ def current_state() -> State:
         settings=all_settings(),
         groups={g.name: _group_entry(g) for g in GatewayGroup.objects.order_by("name")},
         backends={
-            b.name: {**_backend_entry(b), "api_key": _key_fingerprint(b)}
+            b.name: {**backend_settings(b), "api_key": _key_fingerprint(b)}
             for b in Backend.objects.order_by("name")
         },
-        pools={p.name: _pool_entry(p) for p in pools.order_by("name")},
+        pools={p.name: pool_settings(p) for p in pools.order_by("name")},
     )
 
 
@@ -655,8 +612,6 @@ class _Import:
         return True, value  # a literal key; the serializer checks it like any other
 
     def apply_backends(self) -> None:
-
-        from gateway.admin.serializers.topology import BackendIn
         from gateway.models import Backend
 
         defaults = _defaults("backends")
@@ -686,7 +641,6 @@ class _Import:
 
     def apply_pools(self) -> None:
         from accounts.models import GatewayGroup
-        from gateway.admin.serializers.topology import PoolIn
         from gateway.models import Pool
 
         defaults = _defaults("pools")

@@ -10,7 +10,7 @@ from rest_framework.serializers import Serializer
 from aiplane import audit
 from gateway.admin.crypto import encrypt
 from gateway.admin.selectors import load_topology
-from gateway.admin.shapes import _backend_state, _detected_state, _pool_state
+from gateway.admin.shapes import backend_state, detected_state, pool_state
 from gateway.models import Backend, Pool
 
 
@@ -32,9 +32,9 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
     backend = Backend.objects.select_for_update().filter(name=name).first()
     if backend is None:
         return  # deleted while it was being probed
-    before = _detected_state(backend.profile, list(backend.discovered_models or []))
+    before = detected_state(backend.profile, list(backend.discovered_models or []))
     Backend.objects.filter(pk=backend.pk).update(profile=profile, discovered_models=models)
-    audit.record(None, "backend.detect", name, before, _detected_state(profile, models))
+    audit.record(None, "backend.detect", name, before, detected_state(profile, models))
 
 
 # ----- applying ------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
 
 def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
     for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
-        audit.record(actor, "pool.update", pool.name, before[pool.pk], _pool_state(pool))
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
 
 
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
@@ -84,7 +84,7 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     fields = dict(fields)
     name = fields.pop("name")
     backend = Backend.objects.filter(name=name).first() or Backend(name=name)
-    before = None if backend.pk is None else _backend_state(backend)
+    before = None if backend.pk is None else backend_state(backend)
     old_url = backend.base_url
     key_replaced = False
     if "api_key" in fields:
@@ -106,7 +106,7 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     backend.save()
     if pools is not None:
         backend.pools.set(Pool.objects.filter(name__in=pools))
-    after = _backend_state(backend)
+    after = backend_state(backend)
     if key_replaced:
         after["api_key_replaced"] = True  # one masked key looks like another: say it changed
     action = "backend.create" if before is None else "backend.update"
@@ -129,9 +129,9 @@ def _named(model: type[_Named], what: str, name: str) -> _Named:
 @transaction.atomic
 def backend_delete(*, name: str, actor: Any = None) -> None:
     backend = _named(Backend, "backend", name)
-    before = _backend_state(backend)
+    before = backend_state(backend)
     # The pools it served lose it too: their rows say so.
-    pools = {p.pk: _pool_state(p) for p in backend.pools.select_related("fallback")}
+    pools = {p.pk: pool_state(p) for p in backend.pools.select_related("fallback")}
     backend.delete()
     audit.record(actor, "backend.delete", name, before, None)
     _record_pools_changed(actor, pools)
@@ -152,7 +152,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     fields = dict(fields)
     name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
-    before = None if pool.pk is None else _pool_state(pool)
+    before = None if pool.pk is None else pool_state(pool)
     _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
@@ -162,7 +162,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
         found = {b.name: b for b in Backend.objects.filter(name__in=names)}
         pool.backends.set([found[n] for n in names])
     action = "pool.create" if before is None else "pool.update"
-    audit.record(actor, action, pool.name, before, _pool_state(pool))
+    audit.record(actor, action, pool.name, before, pool_state(pool))
     apply_topology()
     return pool
 
@@ -196,9 +196,9 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
     pool = _named(Pool, "pool", name)
-    before = _pool_state(pool)
+    before = pool_state(pool)
     # Pools that fell back to it lose their fallback too: their rows say so.
-    pools = {p.pk: _pool_state(p) for p in pool.fallback_for.select_related("fallback")}
+    pools = {p.pk: pool_state(p) for p in pool.fallback_for.select_related("fallback")}
     pool.delete()
     audit.record(actor, "pool.delete", name, before, None)
     _record_pools_changed(actor, pools)
@@ -255,7 +255,7 @@ def group_deleted(*, name: str, actor: Any = None) -> None:
     for pool in Pool.objects.select_related("fallback"):
         groups = list(pool.allowed_groups or [])
         if name in groups:
-            before[pool.pk] = _pool_state(pool)
+            before[pool.pk] = pool_state(pool)
             pool.allowed_groups = [g for g in groups if g != name]
             pool.save(update_fields=["allowed_groups", "updated_at"])
     _record_pools_changed(actor, before)
