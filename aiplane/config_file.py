@@ -26,7 +26,7 @@ from rest_framework.exceptions import ValidationError
 
 from gateway.admin import services as admin_services
 from gateway.admin.serializers.topology import BackendIn, PoolIn
-from gateway.admin.shapes import backend_settings, pool_settings
+from gateway.admin.shapes import backend_settings, pool_state
 
 FORMAT_VERSION: Final = 1
 SECTIONS: Final = ("settings", "groups", "backends", "pools")
@@ -83,7 +83,7 @@ def _defaults(section: str) -> dict[str, Any]:
         entry = {**backend_settings(Backend()), "api_key": ""}
         del entry["base_url"]  # has none: every backend names its own
     else:
-        entry = pool_settings(Pool())
+        entry = pool_state(Pool())
     del entry["name"]
     return entry
 
@@ -115,7 +115,7 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
             return None
         return {**backend_settings(backend), "api_key": _key_fingerprint(backend)}
     pool = Pool.objects.select_related("fallback").filter(name=name).first()
-    return None if pool is None else pool_settings(pool)
+    return None if pool is None else pool_state(pool)
 
 
 def current_state() -> State:
@@ -131,7 +131,7 @@ def current_state() -> State:
             b.name: {**backend_settings(b), "api_key": _key_fingerprint(b)}
             for b in Backend.objects.order_by("name")
         },
-        pools={p.name: pool_settings(p) for p in pools.order_by("name")},
+        pools={p.name: pool_state(p) for p in pools.order_by("name")},
     )
 
 

@@ -15,6 +15,6 @@ A new backend field goes in these places, and nowhere else:
   `selectors.load_topology`;
 - the editor: templates/admin/backends.html, static/js/backends.js, locale/*/backends.ftl.
 
-A pool field likewise: `Pool`, `PoolIn`/`PoolOut`, `shapes.pool_settings`, and `PoolSpec` when
+A pool field likewise: `Pool`, `PoolIn`/`PoolOut`, `shapes.pool_state`, and `PoolSpec` when
 the data plane reads it.
 """

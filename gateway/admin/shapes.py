@@ -9,8 +9,7 @@ Each is built on the one before, so a field an administrator sets is written onc
     backend_out       for the admin API: settings with every surface named, what detection
                       found, how each surface is served, its pools and the live state
 
-A pool has one shape for the API and the file, `pool_settings`; the audit log's `pool_state`
-is that shape without `everyone`.
+A pool has one shape for the audit log, the API and the file: `pool_state`.
 """
 
 from __future__ import annotations
@@ -85,9 +84,9 @@ def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any
     }
 
 
-def pool_settings(p: Pool) -> dict[str, Any]:
-    """A pool for the admin API and the configuration file (a pool not saved yet has no
-    members)."""
+def pool_state(p: Pool) -> dict[str, Any]:
+    """A pool as the audit log, the admin API and the configuration file show it: who may use
+    it included (a pool not saved yet has no members)."""
     return {
         "name": p.name,
         "kind": p.kind,
@@ -97,14 +96,3 @@ def pool_settings(p: Pool) -> dict[str, Any]:
         "fallback": p.fallback.name if p.fallback else None,
         "backends": [b.name for b in p.backends.all()] if p.pk is not None else [],
     }
-
-
-def pool_state(p: Pool) -> dict[str, Any]:
-    """A pool as the audit log keeps it."""
-    state = pool_settings(p)
-    del state["everyone"]
-    return state
-
-
-def pool_out(p: Pool) -> dict[str, Any]:
-    return pool_settings(p)

@@ -180,7 +180,7 @@ class AdminPoolRenameApi(APIView):
             pool = services.pool_rename(name=name, new=data["name"], actor=request.user)
         except services.TopologyError as err:
             _raise(err)
-        return Response(PoolOut(shapes.pool_out(pool)).data)
+        return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
 class AdminPoolsApi(APIView):
@@ -189,7 +189,7 @@ class AdminPoolsApi(APIView):
     @extend_schema(responses={200: PoolListOut}, summary="Every pool")
     def get(self, request: Request) -> Response:
         pools = Pool.objects.select_related("fallback").prefetch_related("backends")
-        return Response(PoolListOut({"pools": [shapes.pool_out(p) for p in pools]}).data)
+        return Response(PoolListOut({"pools": [shapes.pool_state(p) for p in pools]}).data)
 
     @extend_schema(
         request=PoolIn,
@@ -204,7 +204,7 @@ class AdminPoolsApi(APIView):
             pool = services.pool_save(data=request.data, known_groups=known, actor=request.user)
         except services.TopologyError as err:
             _raise(err)
-        return Response(PoolOut(shapes.pool_out(pool)).data)
+        return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
 class AdminPoolItemApi(APIView):
