@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
-from accounts.serializers import ErrorOut
-from gateway.admin import services, shapes
+from gateway.admin import openapi, services, shapes
 from gateway.admin.serializers.activity import ActivityPageOut, ActivityQueryIn
 from gateway.admin.serializers.filters import page_of
 from gateway.admin.serializers.models import ModelsOut
@@ -35,10 +34,6 @@ from gateway.runtime.runtime import current_runtime
 
 def _raise(err: services.TopologyError) -> None:
     raise ApiError(err.status, err.code, err.message, err.param) from None
-
-
-def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
-    return {s: OpenApiResponse(ErrorOut, description=meaning) for s in statuses}
 
 
 def _live_state() -> dict[str, dict[str, Any]]:
@@ -259,7 +254,9 @@ class AdminActivityApi(APIView):
         parameters=[ActivityQueryIn],
         responses={
             200: ActivityPageOut,
-            **_errors(400, meaning="A filter is not valid (code invalid_filter, param its name)."),
+            **openapi.errors(
+                400, meaning="A filter is not valid (code invalid_filter, param its name)."
+            ),
         },
         summary="Activity records, newest first",
     )
