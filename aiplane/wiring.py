@@ -117,7 +117,7 @@ async def caller_for_session(session_key: str, token_id: int | None = None) -> C
     return await caller_for_user(user_id)
 
 
-def _write_activity(rows: list[records.Row]) -> list[records.Rejected]:
+def write_activity(rows: list[records.Row]) -> list[records.Rejected]:
     """The thread writer: stores the batch but the rows the database refuses, and returns
     those; a database fault raises, and the recorder keeps the batch (see `activity_rows.store`)."""
     return activity_store.write_batch(rows)
@@ -175,7 +175,7 @@ def activity_writer(db: DatabaseThread) -> records.Writer | None:
     if mode not in {"process", "thread"}:
         raise ValueError(f"AIPLANE_ACTIVITY_WRITER must be process or thread, not {mode!r}")
     if mode == "thread" or in_process_only(connections["default"].settings_dict):
-        return partial(db, _write_activity)
+        return partial(db, write_activity)
     return ProcessWriter()
 
 

@@ -7,11 +7,14 @@ from typing import Any, TypeVar
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
-from aiplane import audit
+from aiplane import audit, changes
 from gateway.admin.crypto import encrypt
 from gateway.admin.selectors import load_topology
+from gateway.admin.serializers.fields import NAME_MESSAGE, NAME_RE
+from gateway.admin.serializers.topology import BackendIn, PoolIn
 from gateway.admin.shapes import backend_state, detected_state, pool_state
 from gateway.models import Backend, Pool
+from gateway.runtime.runtime import current_runtime
 
 
 class TopologyError(ValueError):
@@ -42,8 +45,6 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
 
 def apply_topology() -> None:
     """After commit, hand the new topology to every live gateway runtime in this process."""
-    from aiplane import changes
-    from gateway.runtime.runtime import current_runtime
 
     def push() -> None:
         changes.publish(changes.TOPOLOGY)  # every other process reloads it
@@ -73,8 +74,6 @@ def backend_save(*, data: Any, actor: Any = None) -> Backend:
 
     actor (here and below): the User who acted, a command's name, or None, for the audit log.
     """
-    from gateway.admin.serializers.topology import BackendIn
-
     return backend_put(fields=validated(BackendIn, data), actor=actor)
 
 
@@ -141,8 +140,6 @@ def backend_delete(*, name: str, actor: Any = None) -> None:
 @transaction.atomic
 def pool_save(*, data: Any, known_groups: set[str], actor: Any = None) -> Pool:
     """Create or update a pool by name; members and fallback must exist."""
-    from gateway.admin.serializers.topology import PoolIn
-
     return pool_put(fields=validated(PoolIn, data, known_groups=known_groups), actor=actor)
 
 
@@ -206,8 +203,6 @@ def pool_delete(*, name: str, actor: Any = None) -> None:
 
 
 def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
-    from gateway.admin.serializers.fields import NAME_MESSAGE, NAME_RE
-
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
     if model.objects.filter(name=name).exists():

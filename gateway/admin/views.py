@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
+import httpx
+from asgiref.sync import async_to_sync, sync_to_async
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,7 +15,11 @@ from rest_framework.views import APIView
 
 from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
+from accounts.models import GatewayGroup
 from gateway.admin import openapi, services, shapes
+from gateway.admin.activity_filters import activity_filtered
+from gateway.admin.crypto import decrypt
+from gateway.admin.models_overview import models_overview
 from gateway.admin.serializers.activity import ActivityPageOut, ActivityQueryIn
 from gateway.admin.serializers.filters import page_of
 from gateway.admin.serializers.models import ModelsOut
@@ -26,8 +34,8 @@ from gateway.admin.serializers.topology import (
     PoolOut,
     RenameIn,
 )
-from gateway.engines.detection import ProbeFailure, models_url
-from gateway.models import Backend, Pool
+from gateway.engines.detection import ProbeFailure, check_models, detect_engine, models_url
+from gateway.models import ActivityRecord, Backend, Pool
 from gateway.observability.live_queue import queue_state, shared_inflight
 from gateway.runtime.runtime import current_runtime
 
@@ -97,16 +105,12 @@ class AdminBackendDetectApi(APIView):
         summary="Run detection now; says what failed when the engine could not be read",
     )
     def post(self, request: Request, name: str) -> Response:
-        from asgiref.sync import async_to_sync
-
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
         failures: dict[str, ProbeFailure | None] | None = None
         rt = current_runtime()
         if rt is not None and rt.loop is not None:
-            import asyncio
-
             fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
             failures = fut.result(timeout=15)
         if failures is None or name not in failures:
@@ -124,16 +128,7 @@ class AdminBackendDetectApi(APIView):
 
 async def _detect_once(name: str) -> ProbeFailure | None:
     """Detection without a running gateway (management use): probe and store."""
-    import time
-
-    import httpx
-    from asgiref.sync import sync_to_async
-
-    from gateway.engines.detection import check_models, detect_engine
-
     backend = await Backend.objects.aget(name=name)
-    from gateway.admin.crypto import decrypt
-
     key = decrypt(backend.api_key_encrypted)
     async with httpx.AsyncClient() as client:
         profile = await detect_engine(client, backend.base_url, key, now=time.time())
@@ -192,8 +187,6 @@ class AdminPoolsApi(APIView):
         summary="Create or update a pool by name and apply it",
     )
     def put(self, request: Request) -> Response:
-        from accounts.models import GatewayGroup
-
         known = set(GatewayGroup.objects.values_list("name", flat=True))
         try:
             pool = services.pool_save(data=request.data, known_groups=known, actor=request.user)
@@ -227,8 +220,6 @@ class AdminModelsApi(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        from gateway.admin.models_overview import models_overview
-
         return Response(ModelsOut(models_overview()).data)
 
 
@@ -261,9 +252,6 @@ class AdminActivityApi(APIView):
         summary="Activity records, newest first",
     )
     def get(self, request: Request) -> Response:
-        from gateway.admin.activity_filters import activity_filtered
-        from gateway.models import ActivityRecord
-
         q = services.validated(ActivityQueryIn, request.query_params)
         records = activity_filtered(ActivityRecord.objects.all(), q)
         page = page_of(records.values("id", *ACTIVITY_FIELDS), q)

@@ -62,6 +62,8 @@ class WriterUnavailable(RuntimeError):
 def handshake() -> dict[str, Any]:
     """What the child needs to reach the same table: this process's default database as
     connected now (under tests, the test database), the table's name and the time settings."""
+    # On use (the parent's side): the child imports this module with no app registry, where
+    # the models cannot load, and imports nothing of Django before it configures it.
     from django.conf import settings
     from django.db import connections
 
@@ -316,6 +318,7 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
     first = _read_frame(inbox)
     if first is None:
         return 0
+    # Only now: Django is configured just below, from the parent's handshake.
     import django
     from django.conf import settings
     from django.db import connection

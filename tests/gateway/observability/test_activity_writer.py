@@ -285,14 +285,14 @@ def test_an_in_memory_sqlite_database_is_written_from_the_gateway_process() -> N
 def test_the_writer_is_chosen_by_aiplane_activity_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     from functools import partial
 
-    from aiplane.wiring import DatabaseThread, _write_activity, activity_writer
+    from aiplane.wiring import DatabaseThread, activity_writer, write_activity
 
     db = DatabaseThread()
     monkeypatch.delenv("AIPLANE_ACTIVITY_WRITER", raising=False)
     assert isinstance(activity_writer(db), ProcessWriter)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "thread")
     thread = activity_writer(db)
-    assert isinstance(thread, partial) and thread.args == (_write_activity,)
+    assert isinstance(thread, partial) and thread.args == (write_activity,)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "carrier-pigeon")
     with pytest.raises(ValueError, match="process or thread"):
         activity_writer(db)
