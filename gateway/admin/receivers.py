@@ -12,21 +12,30 @@ from django.db.models.signals import post_delete, post_save
 
 from accounts import signals
 from accounts.models import GatewayGroup
-from gateway.admin import services
+
+# The services are imported on use, in each receiver: this module loads while Django sets
+# itself up (GatewayConfig.ready), and the services bring the gateway's runtime, engines and
+# their HTTP clients with them, which no manage.py command should pay for at start.
 
 
 def _group_ids_changed(**kwargs: Any) -> None:
     update_fields = kwargs.get("update_fields")
     if kwargs.get("created") is False and update_fields is not None and "name" not in update_fields:
         return
+    from gateway.admin import services  # on use (see above)
+
     services.apply_topology()
 
 
 def _group_renamed(*, old: str, new: str, **kwargs: Any) -> None:
+    from gateway.admin import services  # on use (see above)
+
     services.group_renamed(old=old, new=new)
 
 
 def _group_deleted(*, name: str, actor: Any, **kwargs: Any) -> None:
+    from gateway.admin import services  # on use (see above)
+
     services.group_deleted(name=name, actor=actor)
 
 
