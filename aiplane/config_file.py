@@ -24,9 +24,25 @@ import yaml
 from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
+from accounts import services as account_services
+from accounts.allowances import as_json
+from accounts.api_errors import ApiError
+from accounts.models import GatewayGroup
+from accounts.serializers import GroupIn
+from aiplane.catalog import (
+    CATALOG,
+    SPECS,
+    SettingError,
+    all_settings,
+    coerce,
+    settings_update,
+)
 from gateway.admin import services as admin_services
+from gateway.admin.crypto import decrypt
 from gateway.admin.serializers.topology import BackendIn, PoolIn
+from gateway.admin.services import TopologyError
 from gateway.admin.shapes import backend_settings, pool_state
+from gateway.models import Backend, Pool
 
 FORMAT_VERSION: Final = 1
 SECTIONS: Final = ("settings", "groups", "backends", "pools")
@@ -63,8 +79,6 @@ def _group_entry(group: Any) -> dict[str, Any]:
 
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
-    from gateway.admin.crypto import decrypt
-
     if not backend.api_key_encrypted:
         return None
     # A key the installation secret no longer opens is still a key (and stays one if kept).
@@ -74,9 +88,6 @@ def _key_fingerprint(backend: Any) -> str | None:
 
 def _defaults(section: str) -> dict[str, Any]:
     """What a field left out of an entry means: the value of a new object, as the API makes it."""
-    from accounts.models import GatewayGroup
-    from gateway.models import Backend, Pool
-
     if section == "groups":
         entry = _group_entry(GatewayGroup())
     elif section == "backends":
@@ -103,9 +114,6 @@ class State:
 
 def _one(section: str, name: str) -> dict[str, Any] | None:
     """One object's entry as stored now (None when there is none)."""
-    from accounts.models import GatewayGroup
-    from gateway.models import Backend, Pool
-
     if section == "groups":
         group = GatewayGroup.objects.filter(name=name).first()
         return None if group is None else _group_entry(group)
@@ -119,10 +127,6 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
 
 
 def current_state() -> State:
-    from accounts.models import GatewayGroup
-    from aiplane.catalog import all_settings
-    from gateway.models import Backend, Pool
-
     pools = Pool.objects.select_related("fallback").prefetch_related("backends")
     return State(
         settings=all_settings(),
@@ -405,10 +409,6 @@ class _Import:
         self.errors.append(self.doc.problem(path, message, key=key))
 
     def refuse_error(self, path: Path, err: Exception) -> None:
-        from accounts.api_errors import ApiError
-        from aiplane.catalog import SettingError
-        from gateway.admin.services import TopologyError
-
         if isinstance(err, ValidationError):
             for where, message in _flatten(err.detail, path):
                 self.refuse(where, message)
@@ -486,10 +486,6 @@ class _Import:
         self, path: Path, section: str, name: str, action: Callable[[], Any], doing: str = ""
     ) -> bool:
         """Run one service call in a savepoint, undone when the object's entry did not change."""
-        from accounts.api_errors import ApiError
-        from aiplane.catalog import SettingError
-        from gateway.admin.services import TopologyError
-
         try:
             with transaction.atomic():
                 before = _one(section, name)
@@ -517,15 +513,6 @@ class _Import:
         self.apply_pools()
 
     def apply_settings(self) -> None:
-        from aiplane.catalog import (
-            CATALOG,
-            SPECS,
-            SettingError,
-            all_settings,
-            coerce,
-            settings_update,
-        )
-
         given = self.doc.data.get("settings")
         if not isinstance(given, dict):
             return  # absent, or refused by check_shape
@@ -556,21 +543,17 @@ class _Import:
                 self.refuse(("settings", err.key), str(err))
 
     def apply_groups(self) -> None:
-        from accounts import services
-        from accounts.allowances import as_json
-        from accounts.models import GatewayGroup
-        from accounts.serializers import GroupIn
-        from gateway.admin.services import validated
-
         defaults = _defaults("groups")
         for i, entry in self.entries.get("groups", []):
             data = {**defaults, **entry}
 
             def put(data: dict[str, Any] = data) -> None:
-                fields = validated(GroupIn, data)
+                fields = admin_services.validated(GroupIn, data)
                 if "allowance" in fields:
                     fields["allowance"] = as_json(fields["allowance"])
-                services.group_put(name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR)
+                account_services.group_put(
+                    name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR
+                )
 
             self.write(("groups", i), "groups", entry["name"], put)
         if self.prune and "groups" in self.entries:
@@ -580,14 +563,12 @@ class _Import:
                     ("groups",),
                     "groups",
                     group.name,
-                    partial(services.group_delete, group=group, actor=IMPORT_ACTOR),
+                    partial(account_services.group_delete, group=group, actor=IMPORT_ACTOR),
                     doing=f"deleting group {group.name} (not in the file)",
                 )
 
     def backend_key(self, path: Path, name: str, entry: dict[str, Any]) -> tuple[bool, Any]:
         """The api_key to store: "" for none, None to keep the stored one; (False, _) refused."""
-        from gateway.models import Backend
-
         value = entry.get("api_key")
         if value is None or value == "":
             return True, ""
@@ -612,8 +593,6 @@ class _Import:
         return True, value  # a literal key; the serializer checks it like any other
 
     def apply_backends(self) -> None:
-        from gateway.models import Backend
-
         defaults = _defaults("backends")
         for i, entry in self.entries.get("backends", []):
             name = entry["name"]
@@ -640,9 +619,6 @@ class _Import:
                 )
 
     def apply_pools(self) -> None:
-        from accounts.models import GatewayGroup
-        from gateway.models import Pool
-
         defaults = _defaults("pools")
         known = set(GatewayGroup.objects.values_list("name", flat=True))
         written = []
