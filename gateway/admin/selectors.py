@@ -25,11 +25,7 @@ def priority_mode_of(backend: Backend) -> PriorityMode:
 def surfaces_of(backend: Backend) -> dict[str, str]:
     """The stored surface modes, leniently: anything unknown is automatic."""
     stored = backend.surfaces if isinstance(backend.surfaces, dict) else {}
-    return {
-        name: mode
-        for name in SURFACE_NAMES
-        if (mode := stored.get(name)) in SURFACE_MODES
-    }
+    return {name: mode for name in SURFACE_NAMES if (mode := stored.get(name)) in SURFACE_MODES}
 
 
 def profile_of(backend: Backend) -> EngineProfile | None:
