@@ -30,7 +30,7 @@ def enforce_csrf(request: Request) -> None:
 
 def resolved_for(request: Request) -> Resolved:
     """The signed-in person's RBAC answer, resolved once per request."""
-    from accounts.rbac import resolve
+    from accounts.rbac import resolve  # on use: rbac loads the models (see the docstring)
 
     cached: Resolved | None = getattr(request, "_aiplane_resolved", None)
     if cached is None:

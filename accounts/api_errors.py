@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from aiplane.envelope import error_body
+from aiplane.ui import page
 
 API_PREFIX = "/api/"
 
@@ -175,6 +176,5 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if _is_api(request):
         body = error_body(f"CSRF Failed: {reason}", "permission_error", "csrf_failed")
         return JsonResponse(body, status=403)
-    from aiplane.ui import page
 
     return page(request, "403_csrf.html", status=403, title_id="forbidden-title")

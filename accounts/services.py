@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
+from accounts import signals
 from accounts.allowances import Allowance, above_ceiling, as_json
 from accounts.api_errors import ApiError
 from accounts.models import ApiToken, GatewayGroup, UserProfile
@@ -23,7 +24,6 @@ from accounts.rbac import resolve
 from accounts.tokens import new_secret
 from aiplane import audit
 from aiplane.catalog import SettingError, settings_update
-from gateway.admin import services
 
 # Who made a change: the signed-in person, a command's name ("manage.py serve"), or None.
 Actor = User | str | None
@@ -317,7 +317,7 @@ def group_rename(*, group: GatewayGroup, name: str, actor: Actor = None) -> Gate
     old = group.name
     group.name = name
     group.save(update_fields=["name", "updated_at"])
-    services.group_renamed(old=old, new=name)
+    signals.group_renamed.send(sender=GatewayGroup, old=old, new=name)
     audit.record(actor, "group.rename", name, {"name": old}, {"name": name})
     return group
 
@@ -329,7 +329,7 @@ def group_delete(*, group: GatewayGroup, actor: Actor = None) -> None:
     before = group_snapshot(group)
     group.delete()
     audit.record(actor, "group.delete", before["name"], before, None)
-    services.group_deleted(name=before["name"], actor=actor)
+    signals.group_deleted.send(sender=GatewayGroup, name=before["name"], actor=actor)
     _record_memberships(actor, before["name"], before["members"], [])
     _refuse_losing_the_last_administrator(had_one=had_admin)
 

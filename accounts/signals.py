@@ -1,7 +1,12 @@
 """Cache invalidation: any identity or settings change empties the caller cache after commit,
-a browser session deleted (signed out, flushed) makes the rights granted to sessions be checked
-again, and a group created, renamed or deleted rebuilds the gateway's snapshot (it maps groups
-to ids)."""
+and a browser session deleted (signed out, flushed) makes the rights granted to sessions be
+checked again.
+
+Also the signals other apps listen to, sent inside the change's own transaction (with `send`,
+so a receiver's exception rolls the change back): `group_renamed` (old, new) and `group_deleted`
+(name, actor). The gateway follows a group's name in its pools with them, and rebuilds its
+snapshot on every save or delete of a group (gateway/admin/receivers.py).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +16,15 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import Signal
 
 from accounts.caller import invalidate_callers, sessions_ended
 from accounts.models import ApiToken, GatewayGroup, UserProfile
 from aiplane import changes
 from aiplane.catalog import on_settings_changed
+
+group_renamed = Signal()  # sent in the renaming transaction: old, new
+group_deleted = Signal()  # sent in the deleting transaction: name, actor
 
 # Saves that touch only these fields change nothing a CallerContext holds.
 _IRRELEVANT_UPDATES = {frozenset({"last_login"}), frozenset({"last_used_at"})}
@@ -55,18 +64,6 @@ def _session_model() -> Any:
     return None if get_model is None else get_model()
 
 
-def _group_ids_changed(**kwargs: Any) -> None:
-    """A group created, deleted or renamed: the gateway's snapshot maps the group names pools
-    allow to ids (gateway/admin/services.py load_topology), so it must be built again; a pool may
-    name a group before the group exists."""
-    update_fields = kwargs.get("update_fields")
-    if kwargs.get("created") is False and update_fields is not None and "name" not in update_fields:
-        return
-    from gateway.admin.services import apply_topology
-
-    apply_topology()
-
-
 def _on_settings_changed(values: dict[str, Any]) -> None:
     invalidate_callers()  # the catalog already calls listeners after commit
     changes.publish(changes.SETTINGS)
@@ -82,10 +79,6 @@ def connect() -> None:
         uid = f"accounts.caller:{model._meta.label}"
         post_save.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":save")
         post_delete.connect(_invalidate_after_commit, sender=model, dispatch_uid=uid + ":delete")
-    post_save.connect(_group_ids_changed, sender=GatewayGroup, dispatch_uid="gateway:group-ids")
-    post_delete.connect(
-        _group_ids_changed, sender=GatewayGroup, dispatch_uid="gateway:group-ids:delete"
-    )
     m2m_changed.connect(
         _invalidate_after_commit,
         sender=GatewayGroup.members.through,

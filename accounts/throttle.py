@@ -26,6 +26,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from accounts.api_errors import API_PREFIX, ApiError
+from aiplane.ui import login_locked_out
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -132,8 +133,6 @@ def lockout_response(request: HttpRequest, *_ignored: Any) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         response = JsonResponse(too_many_attempts().body(), status=429)
     else:
-        from aiplane.ui import login_locked_out
-
         response = login_locked_out(request, seconds)
     response["Retry-After"] = str(seconds)
     return response

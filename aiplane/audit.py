@@ -13,13 +13,12 @@ them (a set secret is `MASKED`, a replaced one adds `"<field>_replaced": true`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-if TYPE_CHECKING:
-    from aiplane.models import AuditEntry
+from aiplane.models import AuditEntry
 
 MASKED = "********"
 
@@ -88,8 +87,6 @@ def record(
     actor: the User who acted, or a str naming a command, or None. action: "<kind>.<verb>".
     before is None for a creation, after is None for a deletion.
     """
-    from aiplane.models import AuditEntry
-
     if action not in ACTIONS:
         raise ValueError(f"undeclared audit action {action!r}")
     if not transaction.get_connection().in_atomic_block:
@@ -115,8 +112,6 @@ def prune(retention_days: int, *, now: datetime | None = None) -> int:
 
     The deletion is no administrative change, so it leaves no row of its own.
     """
-    from aiplane.models import AuditEntry
-
     cutoff = (now or timezone.now()) - timedelta(days=retention_days)
     deleted, _ = AuditEntry.objects.filter(at__lt=cutoff).delete()
     return deleted

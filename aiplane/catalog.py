@@ -13,6 +13,9 @@ from typing import Any
 
 from django.db import transaction
 
+from aiplane import audit
+from aiplane.models import OperatorSetting
+
 
 @dataclass(frozen=True)
 class SettingSpec:
@@ -101,8 +104,6 @@ def coerce(spec: SettingSpec, value: Any) -> Any:
 
 def all_settings() -> dict[str, Any]:
     """Every declared key with its stored value, or its default when none is stored."""
-    from aiplane.models import OperatorSetting
-
     stored = dict(OperatorSetting.objects.values_list("key", "value"))
     values: dict[str, Any] = {}
     for spec in CATALOG:
@@ -135,9 +136,6 @@ def settings_update(*, values: dict[str, Any], actor: Any = None) -> dict[str, A
 
     actor: the User who saved, a command's name, or None; each changed key is one audit row.
     """
-    from aiplane import audit
-    from aiplane.models import OperatorSetting
-
     if not isinstance(values, dict):
         raise SettingError("", "Settings must be a JSON object of key: value.", "invalid_request")
     cleaned: dict[str, Any] = {}

@@ -17,6 +17,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.db import transaction
+
 log = logging.getLogger("aiplane.gateway")
 
 CALLERS, SETTINGS, TOPOLOGY = "callers", "settings", "topology"
@@ -40,14 +43,10 @@ _client_url = ""
 
 
 def redis_url() -> str:
-    from django.conf import settings
-
     return str(getattr(settings, "AIPLANE_REDIS_URL", "") or "")
 
 
 def prefix() -> str:
-    from django.conf import settings
-
     return str(getattr(settings, "AIPLANE_REDIS_PREFIX", "aiplane:"))
 
 
@@ -64,6 +63,8 @@ def publish(kind: str) -> None:
     try:
         with _lock:
             if _client is None or _client_url != url:
+                # On use: only a process with AIPLANE_REDIS_URL loads redis (every process
+                # that sets Django up imports this module).
                 from gateway.core.redis_clients import connect
 
                 _client = connect(url)
@@ -96,8 +97,6 @@ def once_on_commit(key: str, fn: Callable[[], None], using: str | None = None) -
     Every ask registers a callback, so a savepoint rolled back with the first ask still
     leaves the later ones; the first callback that runs does the work.
     """
-    from django.db import transaction
-
     connection = transaction.get_connection(using)
     if not connection.in_atomic_block:
         fn()

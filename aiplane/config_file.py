@@ -24,7 +24,25 @@ import yaml
 from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
+from accounts import services as account_services
+from accounts.allowances import as_json
+from accounts.api_errors import ApiError
+from accounts.models import GatewayGroup
+from accounts.serializers import GroupIn
+from aiplane.catalog import (
+    CATALOG,
+    SPECS,
+    SettingError,
+    all_settings,
+    coerce,
+    settings_update,
+)
 from gateway.admin import services as admin_services
+from gateway.admin.crypto import decrypt
+from gateway.admin.serializers.topology import BackendIn, PoolIn
+from gateway.admin.services import TopologyError
+from gateway.admin.shapes import backend_settings, pool_state
+from gateway.models import Backend, Pool
 
 FORMAT_VERSION: Final = 1
 SECTIONS: Final = ("settings", "groups", "backends", "pools")
@@ -34,25 +52,11 @@ ENV_REFERENCE: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 MAX_NODES: Final = 100_000  # aliases can make a small file expand without bound
 IMPORT_ACTOR: Final = "manage.py config import"
 
-# The fields of each entry, in the order an export writes them (the admin API's names).
+# The fields of each entry, in the order an export writes them: the admin API's own (a
+# backend's pools are written as the pools' members).
 GROUP_FIELDS: Final = ("name", "description", "is_admin", "is_default", "priority", "allowance")
-BACKEND_FIELDS: Final = (
-    "name",
-    "base_url",
-    "api_key",
-    "max_inflight",
-    "weight",
-    "enabled",
-    "health_path",
-    "models",
-    "aliases",
-    "priority",
-    "surfaces",
-    "store_responses",
-)
-POOL_FIELDS: Final = (
-    "name", "kind", "strategy", "everyone", "allowed_groups", "fallback", "backends",
-)  # fmt: skip
+BACKEND_FIELDS: Final = tuple(name for name in BackendIn().get_fields() if name != "pools")
+POOL_FIELDS: Final = tuple(PoolIn().get_fields())
 FIELDS: Final = {"groups": GROUP_FIELDS, "backends": BACKEND_FIELDS, "pools": POOL_FIELDS}
 
 Path = tuple[str | int, ...]
@@ -73,29 +77,8 @@ def _group_entry(group: Any) -> dict[str, Any]:
     }
 
 
-def _backend_entry(backend: Any) -> dict[str, Any]:
-    """Every field but the key (see `_key_fingerprint`)."""
-    from gateway.admin.selectors import priority_mode_of, surfaces_of
-
-    return {
-        "name": backend.name,
-        "base_url": backend.base_url,
-        "max_inflight": backend.max_inflight,
-        "weight": backend.weight,
-        "enabled": backend.enabled,
-        "health_path": backend.health_path,
-        "models": list(backend.served_models or []),
-        "aliases": dict(backend.aliases or {}),
-        "priority": priority_mode_of(backend).to_json(),
-        "surfaces": surfaces_of(backend),
-        "store_responses": backend.store_responses,
-    }
-
-
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
-    from gateway.admin.crypto import decrypt
-
     if not backend.api_key_encrypted:
         return None
     # A key the installation secret no longer opens is still a key (and stays one if kept).
@@ -103,30 +86,15 @@ def _key_fingerprint(backend: Any) -> str | None:
     return hashlib.sha256(plain.encode()).hexdigest()
 
 
-def _pool_entry(pool: Any, members: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "name": pool.name,
-        "kind": pool.kind,
-        "strategy": pool.strategy,
-        "everyone": pool.everyone,
-        "allowed_groups": list(pool.allowed_groups or []),
-        "fallback": pool.fallback.name if pool.fallback_id else None,
-        "backends": members if members is not None else [b.name for b in pool.backends.all()],
-    }
-
-
 def _defaults(section: str) -> dict[str, Any]:
     """What a field left out of an entry means: the value of a new object, as the API makes it."""
-    from accounts.models import GatewayGroup
-    from gateway.models import Backend, Pool
-
     if section == "groups":
         entry = _group_entry(GatewayGroup())
     elif section == "backends":
-        entry = {**_backend_entry(Backend()), "api_key": ""}
+        entry = {**backend_settings(Backend()), "api_key": ""}
         del entry["base_url"]  # has none: every backend names its own
     else:
-        entry = _pool_entry(Pool(), members=[])
+        entry = pool_state(Pool())
     del entry["name"]
     return entry
 
@@ -146,9 +114,6 @@ class State:
 
 def _one(section: str, name: str) -> dict[str, Any] | None:
     """One object's entry as stored now (None when there is none)."""
-    from accounts.models import GatewayGroup
-    from gateway.models import Backend, Pool
-
     if section == "groups":
         group = GatewayGroup.objects.filter(name=name).first()
         return None if group is None else _group_entry(group)
@@ -156,25 +121,21 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             return None
-        return {**_backend_entry(backend), "api_key": _key_fingerprint(backend)}
+        return {**backend_settings(backend), "api_key": _key_fingerprint(backend)}
     pool = Pool.objects.select_related("fallback").filter(name=name).first()
-    return None if pool is None else _pool_entry(pool)
+    return None if pool is None else pool_state(pool)
 
 
 def current_state() -> State:
-    from accounts.models import GatewayGroup
-    from aiplane.catalog import all_settings
-    from gateway.models import Backend, Pool
-
     pools = Pool.objects.select_related("fallback").prefetch_related("backends")
     return State(
         settings=all_settings(),
         groups={g.name: _group_entry(g) for g in GatewayGroup.objects.order_by("name")},
         backends={
-            b.name: {**_backend_entry(b), "api_key": _key_fingerprint(b)}
+            b.name: {**backend_settings(b), "api_key": _key_fingerprint(b)}
             for b in Backend.objects.order_by("name")
         },
-        pools={p.name: _pool_entry(p) for p in pools.order_by("name")},
+        pools={p.name: pool_state(p) for p in pools.order_by("name")},
     )
 
 
@@ -448,10 +409,6 @@ class _Import:
         self.errors.append(self.doc.problem(path, message, key=key))
 
     def refuse_error(self, path: Path, err: Exception) -> None:
-        from accounts.api_errors import ApiError
-        from aiplane.catalog import SettingError
-        from gateway.admin.services import TopologyError
-
         if isinstance(err, ValidationError):
             for where, message in _flatten(err.detail, path):
                 self.refuse(where, message)
@@ -529,10 +486,6 @@ class _Import:
         self, path: Path, section: str, name: str, action: Callable[[], Any], doing: str = ""
     ) -> bool:
         """Run one service call in a savepoint, undone when the object's entry did not change."""
-        from accounts.api_errors import ApiError
-        from aiplane.catalog import SettingError
-        from gateway.admin.services import TopologyError
-
         try:
             with transaction.atomic():
                 before = _one(section, name)
@@ -560,15 +513,6 @@ class _Import:
         self.apply_pools()
 
     def apply_settings(self) -> None:
-        from aiplane.catalog import (
-            CATALOG,
-            SPECS,
-            SettingError,
-            all_settings,
-            coerce,
-            settings_update,
-        )
-
         given = self.doc.data.get("settings")
         if not isinstance(given, dict):
             return  # absent, or refused by check_shape
@@ -599,21 +543,17 @@ class _Import:
                 self.refuse(("settings", err.key), str(err))
 
     def apply_groups(self) -> None:
-        from accounts import services
-        from accounts.allowances import as_json
-        from accounts.models import GatewayGroup
-        from accounts.serializers import GroupIn
-        from gateway.admin.services import validated
-
         defaults = _defaults("groups")
         for i, entry in self.entries.get("groups", []):
             data = {**defaults, **entry}
 
             def put(data: dict[str, Any] = data) -> None:
-                fields = validated(GroupIn, data)
+                fields = admin_services.validated(GroupIn, data)
                 if "allowance" in fields:
                     fields["allowance"] = as_json(fields["allowance"])
-                services.group_put(name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR)
+                account_services.group_put(
+                    name=fields.pop("name"), fields=fields, actor=IMPORT_ACTOR
+                )
 
             self.write(("groups", i), "groups", entry["name"], put)
         if self.prune and "groups" in self.entries:
@@ -623,14 +563,12 @@ class _Import:
                     ("groups",),
                     "groups",
                     group.name,
-                    partial(services.group_delete, group=group, actor=IMPORT_ACTOR),
+                    partial(account_services.group_delete, group=group, actor=IMPORT_ACTOR),
                     doing=f"deleting group {group.name} (not in the file)",
                 )
 
     def backend_key(self, path: Path, name: str, entry: dict[str, Any]) -> tuple[bool, Any]:
         """The api_key to store: "" for none, None to keep the stored one; (False, _) refused."""
-        from gateway.models import Backend
-
         value = entry.get("api_key")
         if value is None or value == "":
             return True, ""
@@ -655,10 +593,6 @@ class _Import:
         return True, value  # a literal key; the serializer checks it like any other
 
     def apply_backends(self) -> None:
-
-        from gateway.admin.serializers.topology import BackendIn
-        from gateway.models import Backend
-
         defaults = _defaults("backends")
         for i, entry in self.entries.get("backends", []):
             name = entry["name"]
@@ -685,10 +619,6 @@ class _Import:
                 )
 
     def apply_pools(self) -> None:
-        from accounts.models import GatewayGroup
-        from gateway.admin.serializers.topology import PoolIn
-        from gateway.models import Pool
-
         defaults = _defaults("pools")
         known = set(GatewayGroup.objects.values_list("name", flat=True))
         written = []

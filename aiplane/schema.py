@@ -22,6 +22,9 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import AllowAny
 
+from accounts.api_auth import IsGatewayAdmin
+from accounts.serializers import ErrorOut
+
 MEANINGS = {
     400: "Invalid request (code names the rule, param the field).",
     401: "No signed-in session.",
@@ -41,8 +44,6 @@ BODIED = frozenset({"POST", "PUT", "PATCH"})
 class AutoSchema(openapi.AutoSchema):
     def implied_errors(self) -> set[int]:
         """The error statuses this operation answers by construction."""
-        from accounts.api_auth import IsGatewayAdmin
-
         view = self.view
         statuses = {406}
         permissions = view.get_permissions()
@@ -66,8 +67,6 @@ class AutoSchema(openapi.AutoSchema):
         return statuses
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
-        from accounts.serializers import ErrorOut
-
         responses: dict[str, Any] = super()._get_response_bodies(direction)
         for status in sorted(self.implied_errors()):
             if str(status) not in responses:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
@@ -51,8 +52,6 @@ def _secret_key() -> str:
         return from_env
     path = DATA_DIR / "secret_key"
     if not path.exists():
-        import secrets
-
         path.write_text(secrets.token_urlsafe(50))
         path.chmod(0o600)
     return path.read_text().strip()

@@ -17,6 +17,7 @@ from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
@@ -132,8 +133,6 @@ def shell_view(name: str) -> View:
 @ensure_csrf_cookie  # "Try it out" sends it back on writes, as the pages' scripts do
 def api_reference(request: HttpRequest) -> HttpResponse:
     """The OpenAPI document of /api/v0 in Swagger UI; as public as the document itself."""
-    from django.urls import reverse
-
     return page(
         request, "api_reference.html", title_id="api-reference-title", schema_url=reverse("openapi")
     )

@@ -36,7 +36,7 @@ from gateway.dataplane.app import GatewayApp
 from gateway.dataplane.server_protocol import Bounds
 from gateway.observability import collector, records
 from gateway.observability.activity_writer import ProcessWriter
-from gateway.runtime.runtime import Runtime
+from gateway.runtime.runtime import Runtime, current_runtime
 
 log = logging.getLogger("aiplane")
 T = TypeVar("T")
@@ -117,12 +117,10 @@ async def caller_for_session(session_key: str, token_id: int | None = None) -> C
     return await caller_for_user(user_id)
 
 
-def _write_activity(rows: list[records.Row]) -> list[records.Rejected]:
+def write_activity(rows: list[records.Row]) -> list[records.Rejected]:
     """The thread writer: stores the batch but the rows the database refuses, and returns
-    those; a database fault raises, and the recorder keeps the batch (see `activity.store`)."""
-    from gateway.models import ActivityRecord
-
-    return ActivityRecord.write_batch(rows)
+    those; a database fault raises, and the recorder keeps the batch (see `activity_rows.store`)."""
+    return activity_store.write_batch(rows)
 
 
 async def _flush_usage_loop(db: DatabaseThread) -> None:
@@ -177,7 +175,7 @@ def activity_writer(db: DatabaseThread) -> records.Writer | None:
     if mode not in {"process", "thread"}:
         raise ValueError(f"AIPLANE_ACTIVITY_WRITER must be process or thread, not {mode!r}")
     if mode == "thread" or in_process_only(connections["default"].settings_dict):
-        return partial(db, _write_activity)
+        return partial(db, write_activity)
     return ProcessWriter()
 
 
@@ -290,7 +288,7 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
     from aiplane.origins import SameOriginWebsockets
     from gateway.admin.consumers import QueueConsumer
 
-    collector.register()
+    collector.register(current_runtime)
     runtime, recorder = build_runtime()
     gateway = GatewayApp(
         runtime,

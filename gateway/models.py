@@ -97,13 +97,3 @@ class ActivityRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username} {self.model} {self.outcome}"
-
-    @classmethod
-    def write_batch(cls, rows: list) -> list[tuple[int, str]]:
-        """Store a batch from the gateway's recorder; returns the rows the database refused
-        (see `gateway.activity.store`)."""
-        from django.db import connection
-
-        from gateway.observability.activity_rows import store
-
-        return store(connection, cls._meta.db_table, rows)

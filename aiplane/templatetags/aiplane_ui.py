@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from django import template
 
+from aiplane.ui import ui_context
+
 register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
 def ui_setup(context: template.Context) -> str:
-    from aiplane.ui import ui_context
-
     request = context.get("request")
     if request is None:
         return ""

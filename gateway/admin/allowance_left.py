@@ -12,6 +12,7 @@ from accounts.allowances import Counted, resolve_allowance
 from accounts.models import ApiToken
 from accounts.rbac import Resolved
 from gateway.allowances.counters import Windows
+from gateway.runtime.runtime import current_runtime
 
 READ_WAIT = 1.0  # a view waits at most this for the gateway's loop to answer
 
@@ -23,8 +24,6 @@ def allowance_left(user: Any, resolved: Resolved) -> dict[str, Any]:
     Used and remaining are null where no counters can be read: no gateway runs in this
     process yet, or its loop did not answer in time.
     """
-    from gateway.runtime.runtime import current_runtime
-
     person = [Counted(f"u{user.pk}", limit) for limit in resolved.allowance]
     tokens: list[tuple[ApiToken, list[Counted]]] = []
     for token in ApiToken.objects.filter(

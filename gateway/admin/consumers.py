@@ -33,6 +33,7 @@ from django.conf import settings
 
 from accounts.caller import on_identity_changed
 from accounts.standing import Standing, session_standing
+from gateway.admission.shared.queue import SharedAdmissionQueue
 from gateway.observability.live_queue import queue_state
 from gateway.runtime.runtime import current_runtime
 
@@ -153,11 +154,12 @@ class QueueConsumer(AsyncWebsocketConsumer):
         last = None
         while True:
             await self._trusted.wait()
-            if _reads_redis():
+            rt = current_runtime()
+            if rt is not None and isinstance(rt.queue, SharedAdmissionQueue):
                 # Shared admission's picture is a Redis round trip: never on the loop.
-                state = await asyncio.to_thread(queue_state)
+                state = await asyncio.to_thread(queue_state, rt)
             else:
-                state = queue_state()
+                state = queue_state(rt)
             # Ages tick every second; only a real change (or the periodic in-flight check) sends.
             signature = json.dumps(_without_ages(state), sort_keys=True)
             # A change may have come while the picture was read: then it waits for its check.
@@ -168,13 +170,6 @@ class QueueConsumer(AsyncWebsocketConsumer):
                 await asyncio.wait_for(self._changed.wait(), timeout=PUSH_INTERVAL)
             self._changed.clear()
             await asyncio.sleep(THROTTLE)
-
-
-def _reads_redis() -> bool:
-    from gateway.admission.shared.queue import SharedAdmissionQueue
-
-    rt = current_runtime()
-    return rt is not None and isinstance(rt.queue, SharedAdmissionQueue)
 
 
 def _without_ages(state: dict[str, Any]) -> dict[str, Any]:

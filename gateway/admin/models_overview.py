@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from aiplane.catalog import setting
+from gateway.admin.selectors import load_topology
 from gateway.engines.priority_forwarding import explain_mapping
 from gateway.observability.live_queue import shared_inflight
 from gateway.runtime.last_errors import LastErrors
@@ -19,8 +21,6 @@ def models_overview() -> dict[str, Any]:
     gateway would answer 404 for, or miss one it serves. Without a gateway in this process
     (a management command) the stored topology stands in, with no live state.
     """
-    from aiplane.catalog import setting
-
     rt = current_runtime()
     shared: dict[str, int] | None = None
     if rt is not None:
@@ -28,8 +28,6 @@ def models_overview() -> dict[str, Any]:
         # With shared admission, a backend's in-flight is every process's, as on the live queue.
         shared = shared_inflight(rt.queue, sorted(snapshot.upstreams))
     else:
-        from gateway.admin.selectors import load_topology
-
         snapshot, errors, running = Snapshot(load_topology(), {}), LastErrors(), False
     models = []
     by_name = sorted(snapshot.index.items(), key=lambda item: (item[0][1], item[0][0]))

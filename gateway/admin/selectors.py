@@ -6,8 +6,9 @@ import time
 
 from accounts.models import GatewayGroup
 from gateway.admin.crypto import decrypt
+from gateway.admin.serializers.fields import SURFACE_NAMES
 from gateway.engines.priority_forwarding import MappingError, PriorityMode, parse_priority_mode
-from gateway.engines.profiles import EngineProfile
+from gateway.engines.profiles import SURFACE_MODES, EngineProfile
 from gateway.models import Backend, Pool
 from gateway.runtime.registry import BackendSpec, PoolSpec, Topology
 
@@ -23,14 +24,8 @@ def priority_mode_of(backend: Backend) -> PriorityMode:
 
 def surfaces_of(backend: Backend) -> dict[str, str]:
     """The stored surface modes, leniently: anything unknown is automatic."""
-    from gateway.engines.profiles import SURFACE_MODES
-
     stored = backend.surfaces if isinstance(backend.surfaces, dict) else {}
-    return {
-        name: mode
-        for name in ("messages", "responses")
-        if (mode := stored.get(name)) in SURFACE_MODES
-    }
+    return {name: mode for name in SURFACE_NAMES if (mode := stored.get(name)) in SURFACE_MODES}
 
 
 def profile_of(backend: Backend) -> EngineProfile | None:

@@ -7,11 +7,14 @@ from typing import Any, TypeVar
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
-from aiplane import audit
+from aiplane import audit, changes
 from gateway.admin.crypto import encrypt
 from gateway.admin.selectors import load_topology
-from gateway.admin.shapes import _backend_state, _detected_state, _pool_state
+from gateway.admin.serializers.fields import NAME_MESSAGE, NAME_RE
+from gateway.admin.serializers.topology import BackendIn, PoolIn
+from gateway.admin.shapes import backend_state, detected_state, pool_state
 from gateway.models import Backend, Pool
+from gateway.runtime.runtime import current_runtime
 
 
 class TopologyError(ValueError):
@@ -32,9 +35,9 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
     backend = Backend.objects.select_for_update().filter(name=name).first()
     if backend is None:
         return  # deleted while it was being probed
-    before = _detected_state(backend.profile, list(backend.discovered_models or []))
+    before = detected_state(backend.profile, list(backend.discovered_models or []))
     Backend.objects.filter(pk=backend.pk).update(profile=profile, discovered_models=models)
-    audit.record(None, "backend.detect", name, before, _detected_state(profile, models))
+    audit.record(None, "backend.detect", name, before, detected_state(profile, models))
 
 
 # ----- applying ------------------------------------------------------------------------------
@@ -42,8 +45,6 @@ def save_discovery(name: str, profile: dict[str, Any], models: list[str]) -> Non
 
 def apply_topology() -> None:
     """After commit, hand the new topology to every live gateway runtime in this process."""
-    from aiplane import changes
-    from gateway.runtime.runtime import current_runtime
 
     def push() -> None:
         changes.publish(changes.TOPOLOGY)  # every other process reloads it
@@ -64,7 +65,7 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
 
 def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
     for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
-        audit.record(actor, "pool.update", pool.name, before[pool.pk], _pool_state(pool))
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
 
 
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
@@ -73,8 +74,6 @@ def backend_save(*, data: Any, actor: Any = None) -> Backend:
 
     actor (here and below): the User who acted, a command's name, or None, for the audit log.
     """
-    from gateway.admin.serializers.topology import BackendIn
-
     return backend_put(fields=validated(BackendIn, data), actor=actor)
 
 
@@ -84,7 +83,7 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     fields = dict(fields)
     name = fields.pop("name")
     backend = Backend.objects.filter(name=name).first() or Backend(name=name)
-    before = None if backend.pk is None else _backend_state(backend)
+    before = None if backend.pk is None else backend_state(backend)
     old_url = backend.base_url
     key_replaced = False
     if "api_key" in fields:
@@ -106,7 +105,7 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     backend.save()
     if pools is not None:
         backend.pools.set(Pool.objects.filter(name__in=pools))
-    after = _backend_state(backend)
+    after = backend_state(backend)
     if key_replaced:
         after["api_key_replaced"] = True  # one masked key looks like another: say it changed
     action = "backend.create" if before is None else "backend.update"
@@ -129,9 +128,9 @@ def _named(model: type[_Named], what: str, name: str) -> _Named:
 @transaction.atomic
 def backend_delete(*, name: str, actor: Any = None) -> None:
     backend = _named(Backend, "backend", name)
-    before = _backend_state(backend)
+    before = backend_state(backend)
     # The pools it served lose it too: their rows say so.
-    pools = {p.pk: _pool_state(p) for p in backend.pools.select_related("fallback")}
+    pools = {p.pk: pool_state(p) for p in backend.pools.select_related("fallback")}
     backend.delete()
     audit.record(actor, "backend.delete", name, before, None)
     _record_pools_changed(actor, pools)
@@ -141,8 +140,6 @@ def backend_delete(*, name: str, actor: Any = None) -> None:
 @transaction.atomic
 def pool_save(*, data: Any, known_groups: set[str], actor: Any = None) -> Pool:
     """Create or update a pool by name; members and fallback must exist."""
-    from gateway.admin.serializers.topology import PoolIn
-
     return pool_put(fields=validated(PoolIn, data, known_groups=known_groups), actor=actor)
 
 
@@ -152,7 +149,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     fields = dict(fields)
     name = fields.pop("name")
     pool = Pool.objects.filter(name=name).first() or Pool(name=name)
-    before = None if pool.pk is None else _pool_state(pool)
+    before = None if pool.pk is None else pool_state(pool)
     _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
@@ -162,7 +159,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
         found = {b.name: b for b in Backend.objects.filter(name__in=names)}
         pool.backends.set([found[n] for n in names])
     action = "pool.create" if before is None else "pool.update"
-    audit.record(actor, action, pool.name, before, _pool_state(pool))
+    audit.record(actor, action, pool.name, before, pool_state(pool))
     apply_topology()
     return pool
 
@@ -196,9 +193,9 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
     pool = _named(Pool, "pool", name)
-    before = _pool_state(pool)
+    before = pool_state(pool)
     # Pools that fell back to it lose their fallback too: their rows say so.
-    pools = {p.pk: _pool_state(p) for p in pool.fallback_for.select_related("fallback")}
+    pools = {p.pk: pool_state(p) for p in pool.fallback_for.select_related("fallback")}
     pool.delete()
     audit.record(actor, "pool.delete", name, before, None)
     _record_pools_changed(actor, pools)
@@ -206,8 +203,6 @@ def pool_delete(*, name: str, actor: Any = None) -> None:
 
 
 def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
-    from gateway.admin.serializers.fields import NAME_MESSAGE, NAME_RE
-
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
     if model.objects.filter(name=name).exists():
@@ -255,7 +250,7 @@ def group_deleted(*, name: str, actor: Any = None) -> None:
     for pool in Pool.objects.select_related("fallback"):
         groups = list(pool.allowed_groups or [])
         if name in groups:
-            before[pool.pk] = _pool_state(pool)
+            before[pool.pk] = pool_state(pool)
             pool.allowed_groups = [g for g in groups if g != name]
             pool.save(update_fields=["allowed_groups", "updated_at"])
     _record_pools_changed(actor, before)

@@ -20,6 +20,7 @@ from typing import Any, Final
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Mod, Trunc
 
+from accounts.models import GatewayGroup
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.outcomes import QUEUED
 from gateway.core.outcomes import REFUSALS as REFUSAL_OUTCOMES
@@ -121,8 +122,6 @@ Key = tuple[Any, ...]
 def _memberships() -> tuple[list[str], dict[int, list[str]]]:
     """Default groups (everyone's), and each user's other groups: as they are now, since a record
     does not say which groups its caller had."""
-    from accounts.models import GatewayGroup
-
     defaults = list(GatewayGroup.objects.filter(is_default=True).values_list("name", flat=True))
     members: dict[int, list[str]] = defaultdict(list)
     through = GatewayGroup.members.through.objects.filter(gatewaygroup__is_default=False)
@@ -157,6 +156,18 @@ def _sort_key(key: Key) -> tuple[Any, ...]:
     return tuple((v is not None, v if v is not None else "") for v in key)
 
 
+@dataclass
+class _Tally:
+    """What a report adds up: per group over the range, per bucket and group (the series), per
+    bucket over every group (percentiles do not add up, so a chart by class cannot sum groups),
+    and in total."""
+
+    buckets: dict[datetime, Cell]
+    groups: dict[Key, Cell] = field(default_factory=lambda: defaultdict(Cell))
+    series: dict[tuple[datetime, Key], Cell] = field(default_factory=lambda: defaultdict(Cell))
+    total: Cell = field(default_factory=Cell)
+
+
 def report(
     records: QuerySet[Any],
     *,
@@ -175,17 +186,30 @@ def report(
     if bucket:
         chosen = chosen.annotate(bucket_start=Trunc("at", bucket, tzinfo=UTC))
     by = (*(["bucket_start"] if bucket else []), *keys.db_fields)
+    tally = _Tally(buckets={start: Cell() for start in starts})
+    _add_sums(tally, chosen, by, keys, bucket)
+    every = _add_queue_waits(tally, chosen, by, keys, bucket)
+    return {
+        "group_by": group_by,
+        "bucket": bucket,
+        "since": since.isoformat(),
+        "until": until.isoformat(),
+        "buckets": [start.isoformat() for start in starts],
+        **_rendered(tally, GROUP_KEYS[group_by]),
+        "sample_every": every,
+    }
 
+
+def _add_sums(
+    tally: _Tally, chosen: QuerySet[Any], by: tuple[str, ...], keys: _Keys, bucket: str | None
+) -> None:
+    """Requests, tokens and refusals: one GROUP BY by bucket and key fields, added up per
+    group (a row counts in each group its key maps to)."""
     refusals = {f"refused_{r}": Count("id", filter=Q(outcome=r)) for r in REFUSALS}
     sums = {name: Sum(name) for name in SUMS}
     rows = chosen.values(*by).annotate(requests=Count("id"), **sums, **refusals).order_by(*by)
     if bucket:
         rows = rows[: MAX_SERIES_ROWS + 1]
-    range_cells: dict[Key, Cell] = defaultdict(Cell)
-    series_cells: dict[tuple[datetime, Key], Cell] = defaultdict(Cell)
-    # Every bucket in total: percentiles do not add up, so a chart by class cannot sum groups.
-    bucket_cells: dict[datetime, Cell] = {start: Cell() for start in starts}
-    total = Cell()
     series_count = 0
     for row in rows:
         series_count += 1
@@ -195,14 +219,20 @@ def report(
                 "range or a longer bucket.",
                 "bucket",
             )
-        total.add(row)
+        tally.total.add(row)
         for key in keys.of(row[f] for f in keys.db_fields):
-            range_cells[key].add(row)
+            tally.groups[key].add(row)
             if bucket:
-                series_cells[(row["bucket_start"], key)].add(row)
+                tally.series[(row["bucket_start"], key)].add(row)
         if bucket:
-            bucket_cells[row["bucket_start"]].add(row)
+            tally.buckets[row["bucket_start"]].add(row)
 
+
+def _add_queue_waits(
+    tally: _Tally, chosen: QuerySet[Any], by: tuple[str, ...], keys: _Keys, bucket: str | None
+) -> int:
+    """The queue waits of the requests that queued, every k-th by id beyond
+    QUEUE_WAIT_SAMPLE_BOUND; returns k."""
     queued = chosen.filter(outcome__in=QUEUED_OUTCOMES)
     every = max(1, math.ceil(queued.count() / QUEUE_WAIT_SAMPLE_BOUND))
     if every > 1:
@@ -212,37 +242,35 @@ def report(
     for *values, priority_class, queue_ms in waits[:QUEUE_WAIT_SAMPLE_BOUND]:
         if priority_class not in CLASS_NAMES:
             continue
-        total.waits[priority_class].append(queue_ms)
+        tally.total.waits[priority_class].append(queue_ms)
         start = values.pop(0) if bucket else None
         if start is not None:
-            bucket_cells[start].waits[priority_class].append(queue_ms)
+            tally.buckets[start].waits[priority_class].append(queue_ms)
         for key in keys.of(values):
-            range_cells[key].waits[priority_class].append(queue_ms)
+            tally.groups[key].waits[priority_class].append(queue_ms)
             if bucket and start is not None:
-                series_cells[(start, key)].waits[priority_class].append(queue_ms)
+                tally.series[(start, key)].waits[priority_class].append(queue_ms)
+    return every
 
-    names = GROUP_KEYS[group_by]
+
+def _rendered(tally: _Tally, names: tuple[str, ...]) -> dict[str, Any]:
+    """The answer's results, series, bucket totals and totals, each group named by its key
+    fields and sorted by them."""
     results = [
-        {**dict(zip(names, key, strict=True)), **range_cells[key].out()}
-        for key in sorted(range_cells, key=_sort_key)
+        {**dict(zip(names, key, strict=True)), **tally.groups[key].out()}
+        for key in sorted(tally.groups, key=_sort_key)
     ]
     series = [
         {"start": start.isoformat(), **dict(zip(names, key, strict=True)), **cell.out()}
         for (start, key), cell in sorted(
-            series_cells.items(), key=lambda item: (item[0][0], _sort_key(item[0][1]))
+            tally.series.items(), key=lambda item: (item[0][0], _sort_key(item[0][1]))
         )
     ]
     return {
-        "group_by": group_by,
-        "bucket": bucket,
-        "since": since.isoformat(),
-        "until": until.isoformat(),
-        "buckets": [start.isoformat() for start in starts],
         "results": results,
         "series": series,
-        "bucket_totals": [{"start": s.isoformat(), **c.out()} for s, c in bucket_cells.items()],
-        "totals": total.out(),
-        "sample_every": every,
+        "bucket_totals": [{"start": s.isoformat(), **c.out()} for s, c in tally.buckets.items()],
+        "totals": tally.total.out(),
     }
 
 

@@ -17,8 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.api_auth import IsGatewayAdmin, resolved_for
 from accounts.api_errors import ApiError
-from accounts.serializers import ErrorOut
-from gateway.admin import services
+from gateway.admin import openapi, services
 from gateway.admin.allowance_left import allowance_left
 from gateway.admin.serializers.usage import OwnUsageOut, OwnUsageQueryIn, UsageOut, UsageQueryIn
 from gateway.admin.usage_report import UsageQueryError, as_csv, report
@@ -52,11 +51,7 @@ class CsvOrJson(BaseContentNegotiation):
         return parsers[0] if parsers else None
 
 
-def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
-    return {s: OpenApiResponse(ErrorOut, description=meaning) for s in statuses}
-
-
-RESPONSES_400 = _errors(
+RESPONSES_400 = openapi.errors(
     400,
     meaning=(
         "A parameter is not valid (code invalid_filter, param its name), since is not before "

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+import httpx
+from asgiref.sync import async_to_sync, sync_to_async
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api_auth import IsGatewayAdmin
 from accounts.api_errors import ApiError
-from accounts.serializers import ErrorOut
-from gateway.admin import services, shapes
+from accounts.models import GatewayGroup
+from gateway.admin import openapi, services, shapes
+from gateway.admin.activity_filters import activity_filtered
+from gateway.admin.crypto import decrypt
+from gateway.admin.models_overview import models_overview
 from gateway.admin.serializers.activity import ActivityPageOut, ActivityQueryIn
 from gateway.admin.serializers.filters import page_of
 from gateway.admin.serializers.models import ModelsOut
@@ -27,18 +34,14 @@ from gateway.admin.serializers.topology import (
     PoolOut,
     RenameIn,
 )
-from gateway.engines.detection import ProbeFailure, models_url
-from gateway.models import Backend, Pool
-from gateway.observability.live_queue import shared_inflight
+from gateway.engines.detection import ProbeFailure, check_models, detect_engine, models_url
+from gateway.models import ActivityRecord, Backend, Pool
+from gateway.observability.live_queue import queue_state, shared_inflight
 from gateway.runtime.runtime import current_runtime
 
 
 def _raise(err: services.TopologyError) -> None:
     raise ApiError(err.status, err.code, err.message, err.param) from None
-
-
-def _errors(*statuses: int, meaning: str) -> dict[int, OpenApiResponse]:
-    return {s: OpenApiResponse(ErrorOut, description=meaning) for s in statuses}
 
 
 def _live_state() -> dict[str, dict[str, Any]]:
@@ -102,16 +105,12 @@ class AdminBackendDetectApi(APIView):
         summary="Run detection now; says what failed when the engine could not be read",
     )
     def post(self, request: Request, name: str) -> Response:
-        from asgiref.sync import async_to_sync
-
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
             raise ApiError(404, "backend_not_found", f"No backend named '{name}'.")
         failures: dict[str, ProbeFailure | None] | None = None
         rt = current_runtime()
         if rt is not None and rt.loop is not None:
-            import asyncio
-
             fut = asyncio.run_coroutine_threadsafe(rt.detect_report([name]), rt.loop)
             failures = fut.result(timeout=15)
         if failures is None or name not in failures:
@@ -129,16 +128,7 @@ class AdminBackendDetectApi(APIView):
 
 async def _detect_once(name: str) -> ProbeFailure | None:
     """Detection without a running gateway (management use): probe and store."""
-    import time
-
-    import httpx
-    from asgiref.sync import sync_to_async
-
-    from gateway.engines.detection import check_models, detect_engine
-
     backend = await Backend.objects.aget(name=name)
-    from gateway.admin.crypto import decrypt
-
     key = decrypt(backend.api_key_encrypted)
     async with httpx.AsyncClient() as client:
         profile = await detect_engine(client, backend.base_url, key, now=time.time())
@@ -180,7 +170,7 @@ class AdminPoolRenameApi(APIView):
             pool = services.pool_rename(name=name, new=data["name"], actor=request.user)
         except services.TopologyError as err:
             _raise(err)
-        return Response(PoolOut(shapes.pool_out(pool)).data)
+        return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
 class AdminPoolsApi(APIView):
@@ -189,7 +179,7 @@ class AdminPoolsApi(APIView):
     @extend_schema(responses={200: PoolListOut}, summary="Every pool")
     def get(self, request: Request) -> Response:
         pools = Pool.objects.select_related("fallback").prefetch_related("backends")
-        return Response(PoolListOut({"pools": [shapes.pool_out(p) for p in pools]}).data)
+        return Response(PoolListOut({"pools": [shapes.pool_state(p) for p in pools]}).data)
 
     @extend_schema(
         request=PoolIn,
@@ -197,14 +187,12 @@ class AdminPoolsApi(APIView):
         summary="Create or update a pool by name and apply it",
     )
     def put(self, request: Request) -> Response:
-        from accounts.models import GatewayGroup
-
         known = set(GatewayGroup.objects.values_list("name", flat=True))
         try:
             pool = services.pool_save(data=request.data, known_groups=known, actor=request.user)
         except services.TopologyError as err:
             _raise(err)
-        return Response(PoolOut(shapes.pool_out(pool)).data)
+        return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
 class AdminPoolItemApi(APIView):
@@ -232,8 +220,6 @@ class AdminModelsApi(APIView):
         ),
     )
     def get(self, request: Request) -> Response:
-        from gateway.admin.models_overview import models_overview
-
         return Response(ModelsOut(models_overview()).data)
 
 
@@ -242,9 +228,7 @@ class AdminQueueApi(APIView):
 
     @extend_schema(responses={200: QueueOut}, summary="The live admission queue")
     def get(self, request: Request) -> Response:
-        from gateway.observability.live_queue import queue_state
-
-        return Response(QueueOut(queue_state()).data)
+        return Response(QueueOut(queue_state(current_runtime())).data)
 
 
 ACTIVITY_FIELDS = (
@@ -261,14 +245,13 @@ class AdminActivityApi(APIView):
         parameters=[ActivityQueryIn],
         responses={
             200: ActivityPageOut,
-            **_errors(400, meaning="A filter is not valid (code invalid_filter, param its name)."),
+            **openapi.errors(
+                400, meaning="A filter is not valid (code invalid_filter, param its name)."
+            ),
         },
         summary="Activity records, newest first",
     )
     def get(self, request: Request) -> Response:
-        from gateway.admin.activity_filters import activity_filtered
-        from gateway.models import ActivityRecord
-
         q = services.validated(ActivityQueryIn, request.query_params)
         records = activity_filtered(ActivityRecord.objects.all(), q)
         page = page_of(records.values("id", *ACTIVITY_FIELDS), q)

@@ -1,2 +1,2 @@
 """What the gateway tells about itself: activity records and their writer, queue metrics and the
-collector, the live queue."""
+collector, the live queue. Imports the layers below it; the runtime is handed in, never imported."""

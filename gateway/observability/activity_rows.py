@@ -3,14 +3,13 @@ rows."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import Any
 
-from gateway.observability.records import COLUMNS
-
-if TYPE_CHECKING:
-    from gateway.observability.records import Rejected, Row
-
+from gateway.core.classes import CLASS_NAMES
+from gateway.observability.records import COLUMNS, Rejected, Row
 
 ROWS_PER_INSERT = 500
 
@@ -23,6 +22,8 @@ def row_faults() -> tuple[type[Exception], ...]:
     surrogate is a UnicodeEncodeError, an int too wide an OverflowError). Anything else, from
     an unreachable server (OperationalError, InterfaceError) to a missing table
     (ProgrammingError on PostgreSQL), is the database's: the batch is kept and sent again."""
+    # On use: the activity writer's child loads this module before it configures Django
+    # (activity_writer.serve), and imports nothing of Django until then.
     from django.db import DataError, IntegrityError
 
     return (DataError, IntegrityError, ValueError, TypeError, OverflowError, LookupError)
@@ -38,7 +39,7 @@ def store(connection: Any, table: str, rows: list[Row]) -> list[Rejected]:
     rolls back the lot, so the caller can send the whole batch again without storing any row
     twice.
     """
-    from django.db import transaction
+    from django.db import transaction  # here: see row_faults
 
     faults = row_faults()
     rejected: list[Rejected] = []
@@ -72,10 +73,6 @@ def _inserter(connection: Any, table: str) -> Callable[[list[Row]], None]:
     times the insert itself). It needs only a Django connection, not the app registry, which
     lets the activity writer's child process start in a fraction of a second.
     """
-    from datetime import UTC, datetime
-
-    from gateway.core.classes import CLASS_NAMES
-
     names = CLASS_NAMES
     at, cls = COLUMNS.index("at"), COLUMNS.index("priority_class")
     if connection.vendor == "sqlite":
@@ -131,8 +128,6 @@ def _inserter(connection: Any, table: str) -> Callable[[list[Row]], None]:
 def _max_params(connection: Any) -> int:
     """How many parameters one statement may bind (SQLite's limit depends on its build)."""
     if connection.vendor == "sqlite":
-        import sqlite3
-
         connection.ensure_connection()
         return int(connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
     return 65_535  # PostgreSQL's wire protocol bound

@@ -13,7 +13,7 @@ The pipe between the two is private, so the protocol is plain: the parent writes
 one line. The first frame is the pickled handshake (the parent's database settings as connected,
 so a test database is the one written to, and the table's name), answered `ready`; every later
 frame is a batch, a series of length-prefixed marshalled lists of `Entry.row()` tuples, stored
-in one transaction (`gateway.activity.store`) and answered once committed with `ok <stored>`,
+in one transaction (`activity_rows.store`) and answered once committed with `ok <stored>`,
 followed, when the database refused some rows, by a JSON list of `[index, reason]` (those rows
 are dropped and counted by the recorder: sending them again would fail again). A database fault
 answers `error <reason>` and commits nothing: the batch was not stored, and is kept. A batch
@@ -62,6 +62,8 @@ class WriterUnavailable(RuntimeError):
 def handshake() -> dict[str, Any]:
     """What the child needs to reach the same table: this process's default database as
     connected now (under tests, the test database), the table's name and the time settings."""
+    # On use (the parent's side): the child imports this module with no app registry, where
+    # the models cannot load, and imports nothing of Django before it configures it.
     from django.conf import settings
     from django.db import connections
 
@@ -316,6 +318,7 @@ def serve(inbox: IO[bytes], outbox: IO[bytes]) -> int:
     first = _read_frame(inbox)
     if first is None:
         return 0
+    # Only now: Django is configured just below, from the parent's handshake.
     import django
     from django.conf import settings
     from django.db import connection

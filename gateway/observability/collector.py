@@ -7,7 +7,7 @@ costs the hot path a few list increments rather than locked client-library objec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prometheus_client.core import (
@@ -19,95 +19,25 @@ from prometheus_client.core import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from gateway.admission.shared.queue import SharedAdmissionQueue
+from gateway.allowances.shared import SharedCounters
 from gateway.core.classes import BAND_NAMES, CLASS_NAMES
 from gateway.observability.queue_metrics import OUTCOMES, WAIT_BUCKETS
+from gateway.observability.records import recorders
 
 
 class GatewayCollector(Collector):
-    """Reads this process's runtime at scrape time (zeros before it starts)."""
+    """Reads the runtime `runtime_of` hands it at scrape time (zeros before it starts): the
+    runtime is passed in, as observability sits below it."""
+
+    def __init__(self, runtime_of: Callable[[], Any]) -> None:
+        self.runtime_of = runtime_of
 
     def collect(self) -> Iterator[Metric]:
-        from gateway.runtime.runtime import current_runtime
-
-        rt = current_runtime()
+        rt = self.runtime_of()
         live = [] if rt is None else [rt]  # the sums below read as zeros without one
-        labels = ["class", "band"]
-        depth = GaugeMetricFamily(
-            "aiplane_queue_depth", "Requests waiting for a backend slot.", labels=labels
-        )
-        oldest = GaugeMetricFamily(
-            "aiplane_queue_oldest_wait_seconds",
-            "How long the longest-waiting request has waited.",
-            labels=labels,
-        )
-        admissions = CounterMetricFamily(
-            "aiplane_admissions",
-            "Requests by admission outcome (immediate, waited, expired, cancelled, rejected).",
-            labels=[*labels, "outcome"],
-        )
-        dispatches = CounterMetricFamily(
-            "aiplane_dispatches", "Requests given a backend slot.", labels=labels
-        )
-        reorders = CounterMetricFamily(
-            "aiplane_reorders",
-            "Dispatches where aging or affinity changed the pick versus class and arrival order.",
-            labels=labels,
-        )
-        waits = HistogramMetricFamily(
-            "aiplane_queue_wait_seconds",
-            "Time from arrival to admission, zero-wait admissions included.",
-            labels=labels,
-        )
-        inflight = GaugeMetricFamily(
-            "aiplane_backend_inflight", "Requests running on a backend.", labels=["backend"]
-        )
-        capacity = GaugeMetricFamily(
-            "aiplane_backend_capacity", "A backend's max_inflight.", labels=["backend"]
-        )
-        counting = GaugeMetricFamily(
-            "aiplane_backend_counting",
-            "count_tokens calls running on a backend, beside its inflight (they take no slot).",
-            labels=["backend"],
-        )
-        healthy = GaugeMetricFamily(
-            "aiplane_backend_healthy",
-            "1 when the backend passes health probes.",
-            labels=["backend"],
-        )
-        for cls, name in enumerate(CLASS_NAMES):
-            lv = [name, BAND_NAMES[cls]]
-            depth.add_metric(lv, sum(rt.queue.depth[cls] for rt in live))
-            oldest.add_metric(lv, max((rt.queue.oldest_wait(cls) for rt in live), default=0.0))
-            for outcome in OUTCOMES:
-                total = sum(rt.metrics.admissions[cls][outcome] for rt in live)
-                admissions.add_metric([*lv, outcome], total)
-            dispatches.add_metric(lv, sum(rt.metrics.dispatches[cls] for rt in live))
-            reorders.add_metric(lv, sum(rt.metrics.reorders[cls] for rt in live))
-            buckets = []
-            running = 0
-            for i, bound in enumerate(WAIT_BUCKETS):
-                running += sum(rt.metrics.wait_buckets[cls][i] for rt in live)
-                buckets.append((_le(bound), running))
-            running += sum(rt.metrics.wait_buckets[cls][-1] for rt in live)
-            buckets.append(("+Inf", running))
-            waits.add_metric(lv, buckets, sum_value=sum(rt.metrics.wait_sum[cls] for rt in live))
-        seen: dict[str, list[float]] = {}
-        for rt in live:
-            for bname, slot in list(rt.slots.items()):
-                if slot.removed:
-                    continue
-                entry = seen.setdefault(bname, [0, 0, 1, 0])
-                entry[0] += slot.inflight
-                entry[1] += slot.max_inflight
-                entry[2] = min(entry[2], 1 if slot.healthy else 0)
-                entry[3] += rt.counting.busy.get(bname, 0)
-        for bname, (n, cap, ok, counts) in sorted(seen.items()):
-            inflight.add_metric([bname], n)
-            capacity.add_metric([bname], cap)
-            healthy.add_metric([bname], ok)
-            counting.add_metric([bname], counts)
-        yield from (depth, oldest, admissions, dispatches, reorders, waits)
-        yield from (inflight, capacity, healthy, counting)
+        yield from _queue_families(live)
+        yield from _backend_families(live)
         yield from _shared_families(live)
         yield from _token_families(live)
         yield _refusal_family(live)
@@ -115,11 +45,102 @@ class GatewayCollector(Collector):
         yield from _activity_families()
 
 
+def _queue_families(live: list[Any]) -> Iterator[Metric]:
+    """The line by class and band: depth, oldest wait, admissions by outcome, dispatches,
+    reorders and the wait histogram."""
+    labels = ["class", "band"]
+    depth = GaugeMetricFamily(
+        "aiplane_queue_depth", "Requests waiting for a backend slot.", labels=labels
+    )
+    oldest = GaugeMetricFamily(
+        "aiplane_queue_oldest_wait_seconds",
+        "How long the longest-waiting request has waited.",
+        labels=labels,
+    )
+    admissions = CounterMetricFamily(
+        "aiplane_admissions",
+        "Requests by admission outcome (immediate, waited, expired, cancelled, rejected).",
+        labels=[*labels, "outcome"],
+    )
+    dispatches = CounterMetricFamily(
+        "aiplane_dispatches", "Requests given a backend slot.", labels=labels
+    )
+    reorders = CounterMetricFamily(
+        "aiplane_reorders",
+        "Dispatches where aging or affinity changed the pick versus class and arrival order.",
+        labels=labels,
+    )
+    waits = HistogramMetricFamily(
+        "aiplane_queue_wait_seconds",
+        "Time from arrival to admission, zero-wait admissions included.",
+        labels=labels,
+    )
+    for cls, name in enumerate(CLASS_NAMES):
+        lv = [name, BAND_NAMES[cls]]
+        depth.add_metric(lv, sum(rt.queue.depth[cls] for rt in live))
+        oldest.add_metric(lv, max((rt.queue.oldest_wait(cls) for rt in live), default=0.0))
+        for outcome in OUTCOMES:
+            total = sum(rt.metrics.admissions[cls][outcome] for rt in live)
+            admissions.add_metric([*lv, outcome], total)
+        dispatches.add_metric(lv, sum(rt.metrics.dispatches[cls] for rt in live))
+        reorders.add_metric(lv, sum(rt.metrics.reorders[cls] for rt in live))
+        waits.add_metric(
+            lv, _wait_buckets(live, cls), sum_value=sum(rt.metrics.wait_sum[cls] for rt in live)
+        )
+    yield from (depth, oldest, admissions, dispatches, reorders, waits)
+
+
+def _wait_buckets(live: list[Any], cls: int) -> list[tuple[str, float]]:
+    """One class's wait histogram, cumulative as Prometheus has it."""
+    buckets = []
+    running = 0
+    for i, bound in enumerate(WAIT_BUCKETS):
+        running += sum(rt.metrics.wait_buckets[cls][i] for rt in live)
+        buckets.append((_le(bound), running))
+    running += sum(rt.metrics.wait_buckets[cls][-1] for rt in live)
+    buckets.append(("+Inf", running))
+    return buckets
+
+
+def _backend_families(live: list[Any]) -> Iterator[Metric]:
+    """Each backend: in flight, capacity, health, count_tokens calls running."""
+    inflight = GaugeMetricFamily(
+        "aiplane_backend_inflight", "Requests running on a backend.", labels=["backend"]
+    )
+    capacity = GaugeMetricFamily(
+        "aiplane_backend_capacity", "A backend's max_inflight.", labels=["backend"]
+    )
+    counting = GaugeMetricFamily(
+        "aiplane_backend_counting",
+        "count_tokens calls running on a backend, beside its inflight (they take no slot).",
+        labels=["backend"],
+    )
+    healthy = GaugeMetricFamily(
+        "aiplane_backend_healthy",
+        "1 when the backend passes health probes.",
+        labels=["backend"],
+    )
+    seen: dict[str, list[float]] = {}
+    for rt in live:
+        for bname, slot in list(rt.slots.items()):
+            if slot.removed:
+                continue
+            entry = seen.setdefault(bname, [0, 0, 1, 0])
+            entry[0] += slot.inflight
+            entry[1] += slot.max_inflight
+            entry[2] = min(entry[2], 1 if slot.healthy else 0)
+            entry[3] += rt.counting.busy.get(bname, 0)
+    for bname, (n, cap, ok, counts) in sorted(seen.items()):
+        inflight.add_metric([bname], n)
+        capacity.add_metric([bname], cap)
+        healthy.add_metric([bname], ok)
+        counting.add_metric([bname], counts)
+    yield from (inflight, capacity, healthy, counting)
+
+
 def _shared_families(live: list[Any]) -> Iterator[Metric]:
     """Shared admission (AIPLANE_REDIS_URL): the line and in-flight over every process, and
     whether this process admits on its own (Redis unreachable)."""
-    from gateway.admission.shared.queue import SharedAdmissionQueue
-
     queues = [rt for rt in live if isinstance(rt.queue, SharedAdmissionQueue)]
     if not queues:
         return
@@ -208,8 +229,6 @@ def _refusal_family(live: list[Any]) -> Metric:
 def _allowance_counter_families(live: list[Any]) -> Iterator[Metric]:
     """With allowance counters on Redis (gateway/allowances/shared.py): whether this process
     counts alone because Redis is unreachable."""
-    from gateway.allowances.shared import SharedCounters
-
     stores = [rt.allowances for rt in live if isinstance(rt.allowances, SharedCounters)]
     if not stores:
         return
@@ -234,8 +253,6 @@ def _allowance_counter_families(live: list[Any]) -> Iterator[Metric]:
 def _activity_families() -> Iterator[Metric]:
     """Whether activity records keep up: written, still buffered, dropped, refused by the
     database, failed flushes."""
-    from gateway.observability.records import recorders
-
     live = recorders()
     for name, text, value in (
         ("aiplane_activity_records_written", "Activity records stored.", "written"),
@@ -273,9 +290,10 @@ def _le(bound: float) -> str:
 _registered = False
 
 
-def register() -> None:
-    """Add the gateway's families to the default registry (which /metrics exports), once."""
+def register(runtime_of: Callable[[], Any]) -> None:
+    """Add the gateway's families to the default registry (which /metrics exports), once;
+    `runtime_of` gives the runtime to read at each scrape (None before it starts)."""
     global _registered
     if not _registered:
-        REGISTRY.register(GatewayCollector())
+        REGISTRY.register(GatewayCollector(runtime_of))
         _registered = True

@@ -5,14 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from gateway.admission.shared.queue import SharedAdmissionQueue
 from gateway.core.classes import CLASS_NAMES
-from gateway.runtime.runtime import current_runtime
 
 
 def _shared_view(queue: Any, backends: list[str]) -> dict[str, Any] | None:
     """The shared line (AIPLANE_REDIS_URL) as Redis holds it; None without it or in fallback."""
-    from gateway.admission.shared.queue import SharedAdmissionQueue
-
     return queue.shared_state(backends) if isinstance(queue, SharedAdmissionQueue) else None
 
 
@@ -20,8 +18,6 @@ def shared_inflight(queue: Any, backends: list[str]) -> dict[str, int] | None:
     """Each backend's in-flight over every process (its slot leases in Redis), for the admin
     pages; None without AIPLANE_REDIS_URL or in fallback (then this process's own counts are
     the whole truth, or all it knows). A Redis read from a Django thread, never the loop's."""
-    from gateway.admission.shared.queue import SharedAdmissionQueue
-
     if not isinstance(queue, SharedAdmissionQueue):
         return None
     shared = queue.shared_state(backends, limit=0)
@@ -68,9 +64,10 @@ def _shared_lines(queue: Any, shared: dict[str, Any]) -> tuple[list[dict], list[
     return lines, waiters
 
 
-def queue_state() -> dict[str, Any]:
-    """A JSON-ready picture of this process's gateway queue (read from a Django thread), and
-    with shared admission of every process's.
+def queue_state(rt: Any) -> dict[str, Any]:
+    """A JSON-ready picture of the gateway queue of runtime `rt`, this process's (read from a
+    Django thread), and with shared admission of every process's; the empty picture for None
+    (no gateway runs here).
 
     The queue is only mutated on the event loop; copying lists here may see a half-applied
     step, which is harmless for a display refreshed every second.
@@ -84,7 +81,6 @@ def queue_state() -> dict[str, Any]:
         "lines": [],
         "waiters": [],
     }
-    rt = current_runtime()
     if rt is None:
         return state
     queue = rt.queue

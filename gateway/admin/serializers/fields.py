@@ -23,6 +23,7 @@ from gateway.core.classes import CLASS_NAMES
 from gateway.engines.base_url import MAX_LENGTH as BASE_URL_LENGTH
 from gateway.engines.base_url import BadBaseUrl, check_base_url
 from gateway.engines.priority_forwarding import MappingError, parse_priority_mode
+from gateway.engines.profiles import SURFACE_MODES
 
 NAME_RE: Final = re.compile(NAME_PATTERN)
 
@@ -39,7 +40,7 @@ API_KEY_LENGTH: Final = 4096
 HEALTH_PATH_LENGTH: Final = 200  # gateway.models.Backend.health_path
 
 
-def _refuse(message: str, code: str = "invalid_value") -> ValidationError:
+def refuse(message: str, code: str = "invalid_value") -> ValidationError:
     return ValidationError(ErrorDetail(message, code=code))
 
 
@@ -61,12 +62,12 @@ class NameField(StrictField):
 
     def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
         if data is empty:
-            raise _refuse(NAME_MESSAGE, "invalid_name")
+            raise refuse(NAME_MESSAGE, "invalid_name")
         return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str) or not NAME_RE.fullmatch(data):
-            raise _refuse(NAME_MESSAGE, "invalid_name")
+            raise refuse(NAME_MESSAGE, "invalid_name")
         return data
 
 
@@ -78,7 +79,7 @@ class IntegerRangeField(StrictField):
 
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, bool) or not isinstance(data, int) or not self.lo <= data <= self.hi:
-            raise _refuse(f"{self.field_name} must be an integer from {self.lo} to {self.hi}.")
+            raise refuse(f"{self.field_name} must be an integer from {self.lo} to {self.hi}.")
         return data
 
 
@@ -86,7 +87,7 @@ class IntegerRangeField(StrictField):
 class BoolField(StrictField):
     def to_internal_value(self, data: Any) -> bool:
         if not isinstance(data, bool):
-            raise _refuse(f"{self.field_name} must be true or false.")
+            raise refuse(f"{self.field_name} must be true or false.")
         return data
 
 
@@ -98,22 +99,22 @@ class OneOfField(StrictField):
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str) or data not in self.choices:
-            raise _refuse(f"{self.field_name} must be one of: {', '.join(self.choices)}.")
+            raise refuse(f"{self.field_name} must be one of: {', '.join(self.choices)}.")
         return data
 
 
-def _plain(text: str) -> bool:
+def plain(text: str) -> bool:
     """No control characters: NUL breaks PostgreSQL, CR/LF break headers and logs."""
     return not any(unicodedata.category(ch) == "Cc" for ch in text)
 
 
 def _entry(value: Any, field: str, message: str) -> str:
     if not isinstance(value, str) or not value:
-        raise _refuse(message)
+        raise refuse(message)
     if len(value) > MODEL_NAME_LENGTH:
-        raise _refuse(f"{field} entries may be at most {MODEL_NAME_LENGTH} characters.")
-    if not _plain(value):
-        raise _refuse(f"{field} entries may not contain control characters.")
+        raise refuse(f"{field} entries may be at most {MODEL_NAME_LENGTH} characters.")
+    if not plain(value):
+        raise refuse(f"{field} entries may not contain control characters.")
     return value
 
 
@@ -130,9 +131,9 @@ class StringListField(StrictField):
     def to_internal_value(self, data: Any) -> list[str]:
         message = f"{self.field_name} must be a list of non-empty strings."
         if not isinstance(data, list):
-            raise _refuse(message)
+            raise refuse(message)
         if len(data) > MAX_ENTRIES:
-            raise _refuse(f"{self.field_name} may have at most {MAX_ENTRIES} entries.")
+            raise refuse(f"{self.field_name} may have at most {MAX_ENTRIES} entries.")
         return list(dict.fromkeys(_entry(v, self.field_name, message) for v in data))
 
 
@@ -148,9 +149,9 @@ class AliasesField(StrictField):
 
     def to_internal_value(self, data: Any) -> dict[str, str]:
         if not isinstance(data, dict):
-            raise _refuse(self.MESSAGE)
+            raise refuse(self.MESSAGE)
         if len(data) > MAX_ENTRIES:
-            raise _refuse(f"aliases may have at most {MAX_ENTRIES} entries.")
+            raise refuse(f"aliases may have at most {MAX_ENTRIES} entries.")
         return {
             _entry(k, "aliases", self.MESSAGE): _entry(v, "aliases", self.MESSAGE)
             for k, v in data.items()
@@ -161,11 +162,11 @@ class AliasesField(StrictField):
 class BaseUrlField(StrictField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
-            raise _refuse("base_url must be an http:// or https:// URL.", "invalid_url")
+            raise refuse("base_url must be an http:// or https:// URL.", "invalid_url")
         try:
             return check_base_url(data)
         except BadBaseUrl as err:
-            raise _refuse(str(err), "invalid_url") from None
+            raise refuse(str(err), "invalid_url") from None
 
 
 @extend_schema_field(
@@ -179,10 +180,10 @@ class BaseUrlField(StrictField):
 class ApiKeyField(StrictField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
-            raise _refuse("api_key must be a string.")
+            raise refuse("api_key must be a string.")
         # It travels as "Authorization: Bearer <key>": header text, one token.
         if len(data) > API_KEY_LENGTH or not all("!" <= ch <= "~" for ch in data):
-            raise _refuse(
+            raise refuse(
                 f"api_key must be at most {API_KEY_LENGTH} printable ASCII characters,"
                 " without spaces."
             )
@@ -193,16 +194,16 @@ class ApiKeyField(StrictField):
 class HealthPathField(StrictField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str) or (data and not data.startswith("/")):
-            raise _refuse("health_path must start with '/' (or be empty to probe /models).")
+            raise refuse("health_path must start with '/' (or be empty to probe /models).")
         if len(data) > HEALTH_PATH_LENGTH or not all("!" <= ch <= "~" for ch in data):
-            raise _refuse(
+            raise refuse(
                 f"health_path must be at most {HEALTH_PATH_LENGTH} printable ASCII characters,"
                 " without spaces."
             )
         return data
 
 
-_PRIORITY_MODE_SCHEMA: Final = {
+PRIORITY_MODE_SCHEMA: Final = {
     "type": "object",
     "properties": {
         "mode": {"type": "string", "enum": ["auto", "gateway", "custom"]},
@@ -223,7 +224,7 @@ _PRIORITY_MODE_SCHEMA: Final = {
 }
 
 
-@extend_schema_field(_PRIORITY_MODE_SCHEMA)
+@extend_schema_field(PRIORITY_MODE_SCHEMA)
 class PriorityModeField(StrictField):
     """The forwarding mode; errors name their place inside it (priority.mapping.low)."""
 
@@ -255,17 +256,15 @@ class SurfacesField(StrictField):
     "translate", "responses": ...}; a surface left out is automatic."""
 
     def to_internal_value(self, data: Any) -> dict[str, str]:
-        from gateway.engines.profiles import SURFACE_MODES
-
         if not isinstance(data, dict):
-            raise _refuse("surfaces must be an object of surface: mode.")
+            raise refuse("surfaces must be an object of surface: mode.")
         for name, mode in data.items():
             if name not in SURFACE_NAMES:
-                raise _refuse(
+                raise refuse(
                     f"surfaces: unknown surface {name!r}; there are messages and responses."
                 )
             if mode not in SURFACE_MODES:
-                raise _refuse(f"surfaces.{name} must be auto, native or translate.")
+                raise refuse(f"surfaces.{name} must be auto, native or translate.")
         return {name: data[name] for name in SURFACE_NAMES if data.get(name, "auto") != "auto"}
 
 
@@ -299,5 +298,5 @@ class NameListField(StringListField):
         known = self.known([n for n in names if NAME_RE.fullmatch(n)])
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise _refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
+            raise refuse(f"Unknown {self.what}: {unknown[0]}.", self.code)
         return names

@@ -13,7 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 from rest_framework.fields import empty
 
-from gateway.admin.serializers.fields import MODEL_NAME_LENGTH, StrictField, _plain, _refuse
+from gateway.admin.serializers.fields import MODEL_NAME_LENGTH, StrictField, plain, refuse
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.outcomes import Outcome
 
@@ -31,13 +31,13 @@ class FilterField(StrictField):
     """A query parameter; every refusal is code invalid_filter, param the parameter's name."""
 
     def refuse(self, message: str) -> ValidationError:
-        return _refuse(message, "invalid_filter")
+        return refuse(message, "invalid_filter")
 
 
 @extend_schema_field({"type": "string", "maxLength": MODEL_NAME_LENGTH})
 class TextFilter(FilterField):
     def to_internal_value(self, data: Any) -> str:
-        if len(data) > MODEL_NAME_LENGTH or not _plain(data):
+        if len(data) > MODEL_NAME_LENGTH or not plain(data):
             raise self.refuse(
                 f"{self.field_name} must be at most {MODEL_NAME_LENGTH} characters,"
                 " without control characters."

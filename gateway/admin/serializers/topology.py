@@ -9,8 +9,8 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 from gateway.admin.serializers.fields import (
-    _PRIORITY_MODE_SCHEMA,
     NAME_RE,
+    PRIORITY_MODE_SCHEMA,
     AliasesField,
     ApiKeyField,
     BaseUrlField,
@@ -25,7 +25,7 @@ from gateway.admin.serializers.fields import (
     StrictField,
     StringListField,
     SurfacesField,
-    _refuse,
+    refuse,
 )
 from gateway.models import KINDS, STRATEGIES, Backend, Pool
 
@@ -84,7 +84,7 @@ class EngineProfileOut(serializers.Serializer):
     )
 
 
-@extend_schema_field(_PRIORITY_MODE_SCHEMA)
+@extend_schema_field(PRIORITY_MODE_SCHEMA)
 class PriorityModeOut(serializers.DictField):
     pass
 
@@ -151,8 +151,8 @@ class FallbackField(StrictField):
         if data == "":
             return None
         if not isinstance(data, str):
-            raise _refuse("fallback must be a pool name or null.")
-        refusal = _refuse(f"No other pool named '{data}'.", "unknown_pool")
+            raise refuse("fallback must be a pool name or null.")
+        refusal = refuse(f"No other pool named '{data}'.", "unknown_pool")
         if not NAME_RE.fullmatch(data) or data == self.parent.initial_data.get("name"):
             raise refusal
         target = Pool.objects.filter(name=data).first()

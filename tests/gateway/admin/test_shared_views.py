@@ -68,7 +68,7 @@ def test_the_live_queue_and_metrics_show_every_processs_waiters_and_shared_in_fl
     for w in waiting:
         assert other.submit(w) is None
 
-    state = queue_state()
+    state = queue_state(rt)
     assert state["shared"] is True
     assert state["depth"] == {"low": 1, "medium": 0, "high": 1}
     assert {w["process"] for w in state["waiters"]} == {other.process}

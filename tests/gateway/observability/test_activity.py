@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from aiplane.catalog import settings_update
 from gateway.admin import services
-from gateway.admin.activity_store import prune
+from gateway.admin.activity_store import prune, write_batch
 from gateway.models import ActivityRecord
 from gateway.observability.activity_writer import ProcessWriter
 from tests.support.drive import (
@@ -601,7 +601,7 @@ def test_a_large_batch_is_written_whole_in_multi_row_inserts() -> None:
         )
         for n in range(1_203)
     ]  # fmt: skip
-    ActivityRecord.write_batch([e.row() for e in entries])
+    write_batch([e.row() for e in entries])
     assert ActivityRecord.objects.count() == 1_203
     last = ActivityRecord.objects.order_by("-at").first()
     assert last is not None

@@ -285,14 +285,14 @@ def test_an_in_memory_sqlite_database_is_written_from_the_gateway_process() -> N
 def test_the_writer_is_chosen_by_aiplane_activity_writer(monkeypatch: pytest.MonkeyPatch) -> None:
     from functools import partial
 
-    from aiplane.wiring import DatabaseThread, _write_activity, activity_writer
+    from aiplane.wiring import DatabaseThread, activity_writer, write_activity
 
     db = DatabaseThread()
     monkeypatch.delenv("AIPLANE_ACTIVITY_WRITER", raising=False)
     assert isinstance(activity_writer(db), ProcessWriter)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "thread")
     thread = activity_writer(db)
-    assert isinstance(thread, partial) and thread.args == (_write_activity,)
+    assert isinstance(thread, partial) and thread.args == (write_activity,)
     monkeypatch.setenv("AIPLANE_ACTIVITY_WRITER", "carrier-pigeon")
     with pytest.raises(ValueError, match="process or thread"):
         activity_writer(db)
@@ -359,10 +359,11 @@ def test_observability_off_leaves_neither_activity_records_nor_queue_metrics(
 
 def activity_metrics() -> dict[str, float]:
     from gateway.observability.collector import GatewayCollector
+    from gateway.runtime.runtime import current_runtime
 
     return {
         sample.name: sample.value
-        for family in GatewayCollector().collect()
+        for family in GatewayCollector(current_runtime).collect()
         if family.name.startswith("aiplane_activity_")
         for sample in family.samples
     }
