@@ -19,7 +19,7 @@ from gateway.admin import urls as gateway_urls
 from gateway.admin.crypto import decrypt
 from gateway.models import Backend, Pool
 from tests.support.admin_api import BACKENDS, POOLS, invalid, pool_row, put, row
-from tests.support.drive import HTTP, chat, engine_records
+from tests.support.drive import HTTP, chat, engine_records, wait_until
 from tests.support.errors import CSRF_MISSING, NOT_ADMIN, NOT_SIGNED_IN, envelope
 from tests.support.factories import make_group, make_token_with_secret, make_user
 
@@ -826,6 +826,8 @@ def test_a_change_through_the_api_reaches_the_running_gateway_without_a_restart(
     served = chat(gateway, key)
     assert served.status_code == 200, served.text
     assert served.headers["x-aiplane-backend"] == "sim1"
+    # The slot goes on once the engine connection is closed, a moment after the answer's end.
+    wait_until(lambda: admin.get(BACKENDS).json()["backends"][0]["inflight"] == 0, "released")
     listed = admin.get(BACKENDS).json()["backends"][0]
     assert (listed["healthy"], listed["inflight"]) == (True, 0)
 
