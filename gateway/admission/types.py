@@ -5,13 +5,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from gateway.core.classes import MEDIUM
-
-if TYPE_CHECKING:
-    from gateway.admission.queue import AdmissionQueue
-
 
 WAITING, ADMITTED = "waiting", "admitted"
 
@@ -111,13 +107,19 @@ class Route:
             yield t.slot
 
 
+class Releases(Protocol):
+    """What a running request's slot knows of its queue: where to hand the slot back."""
+
+    def _on_release(self, acquired: Acquired) -> None: ...
+
+
 @dataclass(eq=False, slots=True)
 class Acquired:
     """A running request's slot. `release()` frees it exactly once, whatever the exit path."""
 
     target: Target
     waiter: Waiter
-    queue: AdmissionQueue
+    queue: Releases
     released: bool = False
 
     @property
