@@ -1,7 +1,12 @@
-"""Shared admission queues for the tests that drive one on a private Redis, step by step."""
+"""Shared admission queues (and links) for the tests that drive one on a private Redis, step
+by step."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from aiplane import changes
+from gateway.admission.shared.link import SharedLink
 from gateway.admission.shared.queue import SharedAdmissionQueue
 from gateway.admission.types import Route, Slot, Target
 from gateway.core.redis_clients import connect
@@ -18,3 +23,21 @@ def queue_on(server: RedisServer, prefix: str) -> SharedAdmissionQueue:
 def route_to(slot: Slot) -> Route:
     """A route to one backend's slot, as the runtime builds one for a model."""
     return Route(key="r", primary=(Target(slot, "m"),), fallback=(), strategy="least_inflight")
+
+
+def link_on(
+    url: str,
+    *,
+    prefix: str,
+    queue: SharedAdmissionQueue | None,
+    apply_change: Callable[[str], Awaitable[None]],
+) -> SharedLink:
+    """A process's link to Redis, hearing changes on the channel the wiring gives it."""
+    return SharedLink(
+        url,
+        prefix=prefix,
+        queue=queue,
+        apply_change=apply_change,
+        channel=changes.channel(),
+        parse=changes.parse,
+    )

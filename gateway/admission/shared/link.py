@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable
 
 import redis
 
-from aiplane import changes
 from gateway.admission.shared.queue import SharedAdmissionQueue
 from gateway.core.redis_clients import (
     AWAY,
@@ -35,11 +34,17 @@ class SharedLink:
         prefix: str,
         queue: SharedAdmissionQueue | None,
         apply_change: Callable[[str], Awaitable[None]],
+        channel: str,
+        parse: Callable[[bytes], str | None],
     ) -> None:
         self.url = url
         self.prefix = prefix
         self.queue = queue
         self.apply_change = apply_change
+        # Where other processes announce their changes, and what kind a message there is
+        # (None: this process's own, or not one): the wiring's, since the change kinds are.
+        self.channel = channel
+        self.parse = parse
         self.listening = asyncio.Event()  # set while subscribed (tests wait for it)
         self.quiet_secs = PUBSUB_QUIET_SECS
         # Changes being applied, by kind, and the kinds announced again meanwhile: a reload
@@ -50,7 +55,7 @@ class SharedLink:
     async def listen(self) -> None:
         """Take grants when woken, apply changes other processes announce; reconnect forever."""
         queue = self.queue
-        channels = [changes.channel()]
+        channels = [self.channel]
         if queue is not None:
             channels.append(f"{self.prefix}grant:{queue.process}")
         while True:
@@ -76,7 +81,7 @@ class SharedLink:
                     if message.get("type") != "message":
                         continue
                     if message["channel"] == channels[0].encode():
-                        kind = changes.parse(message["data"])
+                        kind = self.parse(message["data"])
                         if kind is not None:
                             self._apply_soon(kind)
                     elif queue is not None:
