@@ -1,0 +1,1 @@
+"""The admin API's input and output serializers, one module per resource."""

@@ -1,0 +1,79 @@
+"""route_or_wait: the async layer over the queue's synchronous core."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from gateway.admission.types import (
+    ADMITTED,
+    CANCELLED,
+    EXPIRED,
+    FAILED,
+    REJECTED,
+    WAITING,
+    QueueCancelled,
+    QueueTimeout,
+    RouteGone,
+)
+
+if TYPE_CHECKING:
+    from gateway.admission.queue import AdmissionQueue
+    from gateway.admission.types import Acquired, Waiter
+
+
+# ----- the async layer --------------------------------------------------------------------
+
+
+async def route_or_wait(
+    queue: AdmissionQueue, w: Waiter, *, gone: asyncio.Future[object] | None = None
+) -> Acquired:
+    """Wait for a slot until admitted, the deadline passes, or `gone` resolves (client left).
+
+    Holds no slot while waiting; whatever the exit, a slot assigned in the meantime is released.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Waiter] = loop.create_future()
+
+    def wake(waiter: Waiter) -> None:
+        if not done.done():
+            done.set_result(waiter)
+
+    w.on_admit = wake
+    acquired = await queue.submit_async(w)
+    if acquired is not None:
+        w.on_admit = None
+        return acquired
+    if w.state == EXPIRED:
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == FAILED:
+        raise RouteGone("the model is no longer served")
+    timeout = max(0.0, w.deadline - queue.clock())
+    waits: set[asyncio.Future[object]] = {done}  # type: ignore[arg-type]
+    if gone is not None:
+        waits.add(gone)
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        queue.cancel(w, CANCELLED)
+        raise
+    finally:
+        w.on_admit = None
+    if w.state == ADMITTED and w.acquired is not None:
+        if gone is not None and gone.done():
+            queue.cancel(w, CANCELLED)
+            raise QueueCancelled("the client went away")
+        return w.acquired
+    if w.state == WAITING:
+        if gone is not None and gone.done():
+            queue.cancel(w, CANCELLED)
+            raise QueueCancelled("the client went away")
+        queue.cancel(w, EXPIRED)
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == EXPIRED:
+        raise QueueTimeout("no backend slot became free within the wait budget")
+    if w.state == FAILED:
+        raise RouteGone("the model is no longer served")
+    if w.state == REJECTED and w.refusal is not None:
+        raise w.refusal  # a higher-class newcomer took its place in a full queue
+    raise QueueCancelled("the request was cancelled")

@@ -1,0 +1,8 @@
+"""The data plane app."""
+
+from django.apps import AppConfig
+
+
+class GatewayConfig(AppConfig):
+    name = "gateway"
+    verbose_name = "gateway"

@@ -1,0 +1,1 @@
+"""Chat completions, completions and embeddings: passed through, usage read on the way."""

@@ -1,0 +1,87 @@
+"""The upstream connector: aiohttp's protocol that fails a malformed body at once, and the
+connections a relay closed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import logging
+from typing import Any
+
+import aiohttp
+from aiohttp.client_exceptions import ClientPayloadError
+from aiohttp.client_proto import ResponseHandler
+
+log = logging.getLogger("aiplane.gateway")
+
+CLOSE_SECS = 0.5  # a closing upstream connection still sending after this is aborted
+
+
+# The connections a relay closed (their close and their transport), filled in by the protocol
+# below in the relay's task: aiohttp closes one inside `post` when a cancel lands there.
+_Closing = list[tuple[asyncio.Future[None], Any]]
+
+_CLOSING: contextvars.ContextVar[_Closing] = contextvars.ContextVar("closing")
+
+
+async def _closed(closing: _Closing) -> None:
+    """Wait until the connections a relay closed are closed, their FIN sent.
+
+    A transport sends its FIN one loop iteration after close() (later still behind unsent
+    bytes), while a freed slot's next request, or a RELEASE to shared admission sent on the
+    same iteration, may already be on its way: the engine would run one more than its limit
+    until it saw the close. A close still stalled after CLOSE_SECS is aborted.
+    """
+    futures = {future for future, _ in closing}
+    _, stalled = await asyncio.wait(futures, timeout=CLOSE_SECS)
+    if stalled:
+        for future, transport in closing:
+            if future in stalled:
+                transport.abort()
+        await asyncio.wait(stalled, timeout=CLOSE_SECS)
+    for future in futures:
+        if future.done() and not future.cancelled():
+            future.exception()  # a connection lost with an error is as closed: retrieved
+
+
+class _ResponseHandler(ResponseHandler):
+    """aiohttp's connection protocol, but a framing error mid-body fails the body's reader, and
+    a relay learns of the connections it closes (see _closed).
+
+    With aiohttp's C parser (the default), a chunked body whose framing breaks after its first
+    chunk closes the connection yet leaves the reader waiting for more (FACTS.md: a request hung
+    with its slot held); its pure-Python parser fails the reader. This hands the parser's error
+    to the reader, so every malformed answer ends at once.
+    """
+
+    def close(self) -> None:
+        self._closing()
+        super().close()
+
+    def abort(self) -> None:
+        self._closing()
+        super().abort()
+
+    def _closing(self) -> None:
+        closing = _CLOSING.get(None)
+        transport = self.transport
+        if closing is not None and transport is not None and (closed := self.closed) is not None:
+            closing.append((closed, transport))
+
+    def set_exception(self, exc: BaseException, *args: Any) -> None:
+        payload = self._payload
+        super().set_exception(exc, *args)
+        if payload is not None and not payload.is_eof() and payload.exception() is None:
+            payload.set_exception(ClientPayloadError(f"Malformed response body: {exc}"))
+
+
+def connector(**options: Any) -> aiohttp.TCPConnector:
+    """The upstream connector, with the protocol that fails a malformed body at once."""
+    conn = aiohttp.TCPConnector(**options)
+    factory = getattr(conn, "_factory", None)
+    if isinstance(factory, functools.partial) and factory.func is ResponseHandler:
+        conn._factory = functools.partial(_ResponseHandler, **factory.keywords)  # type: ignore[attr-defined,assignment]
+    else:  # pragma: no cover - a later aiohttp; the regression test says whether it still hangs
+        log.warning("aiohttp's connector changed; malformed bodies end at the idle timeout")
+    return conn

@@ -1,0 +1,2 @@
+"""The simulated OpenAI-, Anthropic- and Responses-compatible engine (tests, demo, benchmarks).
+Imports only gateway.sim and gateway.core."""
