@@ -161,7 +161,7 @@ class Waiter:
     acquired: Acquired | None = None
     admitted_at: float | None = None
     on_admit: Callable[[Waiter], None] | None = None
-    group: _Group | None = None
+    group: Group | None = None
     refusal: QueueFull | None = None  # why a bounded queue turned it away (state REJECTED)
     tag: object = None  # the caller's own data (the activity record picks it up)
 
@@ -179,7 +179,7 @@ class Observer(Protocol):
     def changed(self) -> None: ...
 
 
-class _NullObserver:
+class NullObserver:
     def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
         pass
 
@@ -191,7 +191,7 @@ class _NullObserver:
 
 
 @dataclass(eq=False, slots=True)
-class _Group:
+class Group:
     """Waiters with the same route, exclusions and cache-warm backend: one heap, one head."""
 
     gkey: Hashable
@@ -218,13 +218,13 @@ class _Group:
 
     def warm_head(self, bonus: float) -> Waiter | None:
         if self.warm_bonus != bonus:
-            self.warm = [(_warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
+            self.warm = [(warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
             heapq.heapify(self.warm)
             self.warm_bonus = bonus
         return _live_top(self.warm)
 
 
-def _warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
+def warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
     """A serial key with the affinity bonus, never past the band's ceiling (anchor + 49).
 
     Offsets span 98 of the 100 between anchors, so an unbounded bonus would lift a waiter

@@ -42,8 +42,8 @@ from typing import Any
 
 import redis
 
-from gateway.admission.queue import AdmissionQueue
-from gateway.admission.schedulers import SchedulerConfig
+from gateway.admission.queue import AdmissionQueue, target_on
+from gateway.admission.schedulers import SchedulerConfig, affinity_bonus
 from gateway.admission.shared.calls import Down, ScriptCalls, Then
 from gateway.admission.shared.keys import (
     Arrivals,
@@ -64,7 +64,7 @@ from gateway.admission.types import (
     Slot,
     Target,
     Waiter,
-    _warm_key,
+    warm_key,
 )
 from gateway.core.redis_clients import AWAY, REDIS_TIMEOUT, answered, connect_async
 
@@ -210,8 +210,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         return w
 
     def _bonus(self) -> float:
-        serial = self.config.name == "serial"
-        return max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
+        return affinity_bonus(self.config)
 
     def _check_bonus(self) -> None:
         """A changed affinity bonus changes the warm members: list those waiters again."""
@@ -226,7 +225,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         args: list[object] = [len(targets)]
         for t in targets:
             warm = bonus and w.affinity == t.slot.name
-            key = _warm_key(w, bonus) if warm else w.key
+            key = warm_key(w, bonus) if warm else w.key
             args += [t.slot.name, t.slot.max_inflight, encode_key(key, w.ref)]
         return args
 
@@ -445,9 +444,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         for g in self._groups_by_slot.get(slot.name, ()):
             p = g.plain_head()
             if p is not None and p is not w and p.plain_key < w.plain_key:
-                if slot.name not in g.excluded and any(
-                    t.slot is slot for t in g.route.usable_targets(g.excluded)
-                ):
+                if target_on(g.route, slot, g.excluded) is not None:
                     return True
         return False
 
