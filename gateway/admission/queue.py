@@ -26,7 +26,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from gateway.admission.schedulers import (
     SchedulerConfig,
@@ -43,16 +43,18 @@ from gateway.admission.types import (
     REJECTED,
     WAITING,
     Acquired,
+    Clock,
     Group,
     NullObserver,
+    Observer,
     QueueFull,
+    Route,
+    Slot,
+    Target,
     Waiter,
     warm_key,
 )
 from gateway.core.classes import MEDIUM
-
-if TYPE_CHECKING:
-    from gateway.admission.types import Clock, Observer, Route, Slot, Target
 
 
 class AdmissionQueue:

@@ -30,16 +30,12 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from accounts.allowances import Counted, Measure, Window
 from gateway.core.errors import TooManyRequests
 from gateway.core.outcomes import Outcome
 from gateway.core.output_limits import CHOICES, _whole, output_limit
-
-if TYPE_CHECKING:
-    pass
-
 
 DEFAULT_OUTPUT_RESERVE = 1024  # tokens reserved for a request that does not bound its output
 

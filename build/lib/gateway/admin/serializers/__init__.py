@@ -1,1 +1,0 @@
-"""The admin API's input and output serializers, one module per resource."""

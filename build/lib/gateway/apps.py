@@ -1,8 +1,0 @@
-"""The data plane app."""
-
-from django.apps import AppConfig
-
-
-class GatewayConfig(AppConfig):
-    name = "gateway"
-    verbose_name = "gateway"

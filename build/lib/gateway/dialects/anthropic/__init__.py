@@ -1,2 +1,0 @@
-"""Anthropic's Messages API: validated, translated to and from chat completions, streamed, or
-passed through."""

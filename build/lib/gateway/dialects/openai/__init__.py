@@ -1,1 +1,0 @@
-"""Chat completions, completions and embeddings: passed through, usage read on the way."""

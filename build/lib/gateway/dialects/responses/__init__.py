@@ -1,2 +1,0 @@
-"""OpenAI's Responses API: validated, translated to and from chat completions, streamed, or passed
-through."""

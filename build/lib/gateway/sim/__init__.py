@@ -1,2 +1,0 @@
-"""The simulated OpenAI-, Anthropic- and Responses-compatible engine (tests, demo, benchmarks).
-Imports only gateway.sim and gateway.core."""

@@ -1,5 +1,0 @@
-"""`python -m gateway.sim`: the simulated engine on a port."""
-
-from gateway.sim.cli import main
-
-main()
