@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import redis
 
@@ -54,38 +55,15 @@ class SharedLink:
 
     async def listen(self) -> None:
         """Take grants when woken, apply changes other processes announce; reconnect forever."""
-        queue = self.queue
         channels = [self.channel]
-        if queue is not None:
-            channels.append(f"{self.prefix}grant:{queue.process}")
+        if self.queue is not None:
+            channels.append(f"{self.prefix}grant:{self.queue.process}")
         while True:
             client = connect_pubsub(self.url)
             pubsub = client.pubsub()  # subscribe confirmations count as signs of life too
             try:
-                await answered(asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT))
-                self.listening.set()
-                if queue is not None:
-                    queue.take_grants()  # whatever was granted while nobody listened
-                pinged = False
-                while True:
-                    # A connection can die without a word (a host gone, a half-open socket):
-                    # after a quiet while ask, and give up on it if the next while stays quiet.
-                    message = await answered(pubsub.get_message(timeout=self.quiet_secs))
-                    if message is None:
-                        if pinged:
-                            raise redis.ConnectionError("the subscription stopped answering")
-                        await answered(asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT))
-                        pinged = True
-                        continue
-                    pinged = False
-                    if message.get("type") != "message":
-                        continue
-                    if message["channel"] == channels[0].encode():
-                        kind = self.parse(message["data"])
-                        if kind is not None:
-                            self._apply_soon(kind)
-                    elif queue is not None:
-                        queue.take_grants()
+                await self._subscribe(pubsub, channels)
+                await self._hear(pubsub, channels[0].encode())
             except asyncio.CancelledError:
                 for task in list(self.applying.values()):
                     task.cancel()  # the runtime stops: so do its reloads
@@ -99,6 +77,39 @@ class SharedLink:
                 with contextlib.suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(RECONNECT_SECS)
+
+    async def _subscribe(self, pubsub: Any, channels: list[str]) -> None:
+        await answered(asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT))
+        self.listening.set()
+        if self.queue is not None:
+            self.queue.take_grants()  # whatever was granted while nobody listened
+
+    async def _hear(self, pubsub: Any, changes: bytes) -> None:
+        """Every message of the subscription until it is lost (which raises)."""
+        pinged = False
+        while True:
+            # A connection can die without a word (a host gone, a half-open socket):
+            # after a quiet while ask, and give up on it if the next while stays quiet.
+            message = await answered(pubsub.get_message(timeout=self.quiet_secs))
+            if message is None:
+                if pinged:
+                    raise redis.ConnectionError("the subscription stopped answering")
+                await answered(asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT))
+                pinged = True
+                continue
+            pinged = False
+            self._dispatch(message, changes)
+
+    def _dispatch(self, message: dict[str, Any], changes: bytes) -> None:
+        """A change another process announced is applied; a grant wake-up takes the grants."""
+        if message.get("type") != "message":
+            return
+        if message["channel"] == changes:
+            kind = self.parse(message["data"])
+            if kind is not None:
+                self._apply_soon(kind)
+        elif self.queue is not None:
+            self.queue.take_grants()
 
     def _apply_soon(self, kind: str) -> None:
         """Apply beside the listener; announcements during a run of the same kind make one
