@@ -17,6 +17,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.db import transaction
+
+from gateway.core.redis_clients import connect
+
 log = logging.getLogger("aiplane.gateway")
 
 CALLERS, SETTINGS, TOPOLOGY = "callers", "settings", "topology"
@@ -40,14 +45,10 @@ _client_url = ""
 
 
 def redis_url() -> str:
-    from django.conf import settings
-
     return str(getattr(settings, "AIPLANE_REDIS_URL", "") or "")
 
 
 def prefix() -> str:
-    from django.conf import settings
-
     return str(getattr(settings, "AIPLANE_REDIS_PREFIX", "aiplane:"))
 
 
@@ -64,8 +65,6 @@ def publish(kind: str) -> None:
     try:
         with _lock:
             if _client is None or _client_url != url:
-                from gateway.core.redis_clients import connect
-
                 _client = connect(url)
                 _client_url = url
             client = _client
@@ -96,8 +95,6 @@ def once_on_commit(key: str, fn: Callable[[], None], using: str | None = None) -
     Every ask registers a callback, so a savepoint rolled back with the first ask still
     leaves the later ones; the first callback that runs does the work.
     """
-    from django.db import transaction
-
     connection = transaction.get_connection(using)
     if not connection.in_atomic_block:
         fn()

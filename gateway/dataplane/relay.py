@@ -44,12 +44,12 @@ from gateway.dialects.plan import Plan, dump, event_data, split_events
 from gateway.dialects.stored_state import RequestState
 from gateway.observability.records import Entry
 from gateway.runtime.registry import Upstream
-from gateway.runtime.upstream import _CLOSING, _closed
+from gateway.runtime.upstream import CLOSING, wait_closed
 
 if TYPE_CHECKING:
     from gateway.core.asgi import Send
     from gateway.runtime.settings import Timeouts
-    from gateway.runtime.upstream import _Closing
+    from gateway.runtime.upstream import Closing
 
 
 log = logging.getLogger("aiplane.gateway")
@@ -144,8 +144,8 @@ class Relay:
     async def run(
         self, surface: Surface, client_body: dict[str, Any], *, large: bool = False
     ) -> None:
-        closing: _Closing = []
-        _CLOSING.set(closing)
+        closing: Closing = []
+        CLOSING.set(closing)
         try:
             if self.gone.done():
                 self._mark_cancelled()
@@ -170,7 +170,7 @@ class Relay:
             self.gone.remove_done_callback(self._client_left)
             try:
                 if closing:
-                    await _closed(closing)
+                    await wait_closed(closing)
             finally:
                 self.acquired.release()
             usage = self.plan.usage

@@ -91,6 +91,8 @@ def daphne_server_class(bounds: Bounds) -> type:
     body-idle and keep-alive bounds, so nothing that uvicorn would allow is cut. daphne has no
     total bound for headers or body and no connection bound.
     """
+    # Here, not at the top: daphne is the optional server, and importing twisted's reactor
+    # installs one.
     from daphne.server import Server
     from twisted.internet import reactor
 

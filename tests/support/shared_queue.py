@@ -1,9 +1,11 @@
-"""Shared admission queues (and links) for the tests that drive one on a private Redis, step
-by step."""
+"""Shared admission queues, links and the changes they hear, for the tests that drive them on a
+private Redis step by step."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiplane import changes
 from gateway.admission.shared.link import SharedLink
@@ -41,3 +43,21 @@ def link_on(
         channel=changes.channel(),
         parse=changes.parse,
     )
+
+
+def announcements(server: RedisServer, act: Callable[[], Any]) -> list[str]:
+    """The kinds of change announced on the changes channel while `act` runs."""
+    client = connect(server.url)
+    pubsub = client.pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(changes.channel())
+    pubsub.get_message(timeout=5)  # the subscription's confirmation
+    act()
+    client.publish(changes.channel(), json.dumps({"kind": "end"}))  # after everything `act` said
+    kinds = []
+    while (message := pubsub.get_message(timeout=10)) is not None:
+        kind = json.loads(message["data"])["kind"]
+        if kind == "end":
+            break
+        kinds.append(kind)
+    pubsub.close()
+    return kinds
