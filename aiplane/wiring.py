@@ -207,7 +207,12 @@ def build_runtime() -> tuple[Runtime, records.Recorder]:
 
         queue = runtime.queue if isinstance(runtime.queue, SharedAdmissionQueue) else None
         link = SharedLink(
-            url, prefix=changes.prefix(), queue=queue, apply_change=partial(_apply_change, runtime)
+            url,
+            prefix=changes.prefix(),
+            queue=queue,
+            apply_change=partial(_apply_change, runtime),
+            channel=changes.channel(),
+            parse=changes.parse,
         )
         runtime.jobs += [link.listen, link.keep]
         runtime.link = link  # type: ignore[attr-defined]

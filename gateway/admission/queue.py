@@ -26,9 +26,15 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
-from gateway.admission.schedulers import SchedulerConfig
+from gateway.admission.schedulers import (
+    SchedulerConfig,
+    affinity_bonus,
+    order_key,
+    serial_score,
+    takes_turns,
+)
 from gateway.admission.types import (
     ADMITTED,
     CANCELLED,
@@ -37,16 +43,18 @@ from gateway.admission.types import (
     REJECTED,
     WAITING,
     Acquired,
+    Clock,
+    Group,
+    NullObserver,
+    Observer,
     QueueFull,
+    Route,
+    Slot,
+    Target,
     Waiter,
-    _Group,
-    _NullObserver,
-    _warm_key,
+    warm_key,
 )
-from gateway.core.classes import BAND_ANCHORS, MEDIUM
-
-if TYPE_CHECKING:
-    from gateway.admission.types import Clock, Observer, Route, Slot, Target
+from gateway.core.classes import MEDIUM
 
 
 class AdmissionQueue:
@@ -61,10 +69,10 @@ class AdmissionQueue:
     ) -> None:
         self.clock = clock
         self.config = config or SchedulerConfig()
-        self.observer: Observer = observer or _NullObserver()
+        self.observer: Observer = observer or NullObserver()
         self._seq = itertools.count()
-        self._groups: dict[Hashable, _Group] = {}
-        self._groups_by_slot: dict[str, set[_Group]] = {}
+        self._groups: dict[Hashable, Group] = {}
+        self._groups_by_slot: dict[str, set[Group]] = {}
         # (deadline, seq, id, waiter): a retry shares deadline and seq with the original whose
         # entry may still be here, and two Waiters cannot be compared, so id() breaks the tie.
         self._deadlines: list[tuple[float, int, int, Waiter]] = []
@@ -120,28 +128,9 @@ class AdmissionQueue:
         return w
 
     def _keys(self, w: Waiter) -> None:
-        """Static heap keys: smaller goes first. Aging folds into arrival (see `serial`).
-
-        A function of the waiter's own fields and the configured scheduler only, so a retry
-        or a rekey computes the same key the request would have had arriving under it.
-        """
-        cfg = self.config
+        """Static heap keys, by the configured scheduler's key (schedulers.py)."""
         w.plain_key = (-w.cls, -w.offset, w.seq)
-        if cfg.name == "serial":
-            # score(t) = anchor + offset + (t - arrival) / divisor; at any one t the order is that
-            # of anchor + offset - arrival / divisor, which does not change while waiting.
-            aging = w.arrival / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
-            w.key = (-(BAND_ANCHORS[w.cls] + w.offset) + aging, 0.0, w.seq)
-        elif cfg.name == "fcfs":
-            # Dynamo's fcfs: a positive priority is seconds of head start; never a penalty.
-            w.key = (-w.cls, w.arrival - max(0, w.offset), w.seq)
-        elif cfg.name == "wspt":
-            w.key = (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
-        elif cfg.fair_share:
-            # Offsets still count first (a lowered request stays lowered), then the turn.
-            w.key = (-w.cls, -w.offset * 1e9 + w.turn, w.seq)
-        else:
-            w.key = w.plain_key
+        w.key = order_key(w, self.config)
 
     def _take_turn(self, w: Waiter) -> None:
         """Fair share: the owner's next turn in the class, never before the turn being served.
@@ -150,8 +139,7 @@ class AdmissionQueue:
         at the class's current turn, so owners alternate instead of one owner's burst going
         first. Taken when a request arrives (or is keyed again for a scheduler change).
         """
-        cfg = self.config
-        if not cfg.fair_share or cfg.name in ("serial", "fcfs", "wspt"):
+        if not takes_turns(self.config):
             return
         turn = self._turns[w.cls]
         start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
@@ -251,7 +239,7 @@ class AdmissionQueue:
     def _place_heads(self) -> int:
         """Place waiting heads in priority order while their backends have room."""
         admitted = 0
-        heads: list[tuple[tuple[float, float, int], int, _Group]] = []
+        heads: list[tuple[tuple[float, float, int], int, Group]] = []
         for g in self._groups.values():
             h = g.head()
             if h is not None:
@@ -343,23 +331,10 @@ class AdmissionQueue:
         self.dispatch_pass()
 
     def score(self, w: Waiter) -> float | None:
-        """The llama-swap score a request was admitted with (serial scheduler only).
-
-        score = band anchor + offset + aging (+ the affinity bonus when its warm backend was
-        the one that freed); the heap key encodes the same order without the clock.
-        """
-        cfg = self.config
-        if cfg.name != "serial":
+        """The llama-swap score a request was admitted with (serial scheduler only)."""
+        if self.config.name != "serial":
             return None
-        # A waiter still in line has aged until now; an admitted one until its admission.
-        waited = w.waited if w.admitted_at is not None else max(0.0, self.clock() - w.arrival)
-        aging = waited / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
-        bonus = 0.0
-        acquired = w.acquired
-        if w.affinity is not None and acquired is not None and acquired.backend == w.affinity:
-            # The same cap as in dispatch: never past the top of the waiter's own band.
-            bonus = max(0.0, min(cfg.affinity_bonus, 99.0, 49.0 - w.offset))
-        return BAND_ANCHORS[w.cls] + w.offset + bonus + aging
+        return serial_score(w, self.config, self.clock)
 
     # ----- views for metrics and the live queue page -------------------------------------
 
@@ -430,7 +405,7 @@ class AdmissionQueue:
         """
         groups = self._groups_by_slot.get(slot.name)
         return groups is not None and any(
-            g.live and _target_on(g.route, slot, g.excluded) is not None for g in groups
+            g.live and target_on(g.route, slot, g.excluded) is not None for g in groups
         )
 
     def _check_bounds(self, w: Waiter) -> None:
@@ -507,11 +482,11 @@ class AdmissionQueue:
         span = self.clock() - recent[0]
         return len(recent) / span if span > 0 else 0.0
 
-    def _group_for(self, w: Waiter) -> _Group:
+    def _group_for(self, w: Waiter) -> Group:
         gkey = (w.route.key, w.excluded, w.affinity)
         g = self._groups.get(gkey)
         if g is None:
-            g = _Group(gkey, w.route, w.excluded, w.affinity)
+            g = Group(gkey, w.route, w.excluded, w.affinity)
             self._groups[gkey] = g
             for slot in w.route.slots():
                 self._groups_by_slot.setdefault(slot.name, set()).add(g)
@@ -527,7 +502,7 @@ class AdmissionQueue:
         if self.config.name == "serial":
             heapq.heappush(g.plain, (w.plain_key, w))
             if g.warm_bonus is not None:
-                heapq.heappush(g.warm, (_warm_key(w, g.warm_bonus), w))
+                heapq.heappush(g.warm, (warm_key(w, g.warm_bonus), w))
         self._count(w, +1)
         if rearm_deadline and w.deadline != float("inf"):
             heapq.heappush(self._deadlines, (w.deadline, w.seq, id(w), w))
@@ -551,7 +526,7 @@ class AdmissionQueue:
             self._tails[w.cls] = [e for e in tail if e[-1].state == WAITING and e[-1] is not w]
             heapq.heapify(self._tails[w.cls])
 
-    def _drop_group(self, g: _Group) -> None:
+    def _drop_group(self, g: Group) -> None:
         self._groups.pop(g.gkey, None)
         for slot in g.route.slots():
             groups = self._groups_by_slot.get(slot.name)
@@ -630,7 +605,7 @@ class AdmissionQueue:
         if groups is None:
             return None
         serial = self.config.name == "serial"
-        bonus = max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
+        bonus = affinity_bonus(self.config)
         best: Waiter | None = None
         best_key: tuple[float, float, int] | None = None
         best_target: Target | None = None
@@ -640,10 +615,10 @@ class AdmissionQueue:
             h = g.warm_head(bonus) if warm else g.head()
             if h is None:
                 continue
-            target = _target_on(g.route, slot, g.excluded)
+            target = target_on(g.route, slot, g.excluded)
             if target is None:
                 continue
-            key = _warm_key(h, bonus) if warm else h.key
+            key = warm_key(h, bonus) if warm else h.key
             if best_key is None or key < best_key:
                 best, best_key, best_target = h, key, target
             if serial:
@@ -657,7 +632,7 @@ class AdmissionQueue:
         return best, best_target, serial and plain_best is not None and best is not plain_best
 
 
-def _target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:
+def target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:
     """The route's target on this backend, if the route may use it right now."""
     if slot.name in excluded:
         return None

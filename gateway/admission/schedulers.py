@@ -1,11 +1,22 @@
-"""The schedulers' settings and the order each gives the waiters."""
+"""The schedulers' settings and the order each gives the waiters.
+
+Each scheduler is its order key: a function of the waiter's own fields and the settings only
+(smaller goes first), so a retry or a rekey computes the same key the request would have had
+arriving under it. The key is static while a waiter waits: serial's aging folds into arrival.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.admission.types import Waiter
+from gateway.core.classes import BAND_ANCHORS
+
 SCHEDULERS = ("strict", "serial", "fcfs", "wspt")
+
+Key = tuple[float, float, int]
 
 
 @dataclass(slots=True)
@@ -35,3 +46,77 @@ class SchedulerConfig:
         and the bound apply at dispatch and arrival, not in the keys.)"""
         mine = (self.name, self.prioritize, self.fair_share, self.aging_divisor)
         return mine == (other.name, other.prioritize, other.fair_share, other.aging_divisor)
+
+
+def strict_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """Class, then offset, then arrival: the plain order."""
+    return w.plain_key
+
+
+def fair_share_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """Strict with owners taking turns inside a class (`take_turn` of the queue)."""
+    # Offsets still count first (a lowered request stays lowered), then the turn.
+    return (-w.cls, -w.offset * 1e9 + w.turn, w.seq)
+
+
+def serial_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """llama-swap's score, band anchor + offset + aging, highest first (see `serial_score`)."""
+    # score(t) = anchor + offset + (t - arrival) / divisor; at any one t the order is that
+    # of anchor + offset - arrival / divisor, which does not change while waiting.
+    aging = w.arrival / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
+    return (-(BAND_ANCHORS[w.cls] + w.offset) + aging, 0.0, w.seq)
+
+
+def fcfs_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """Class, then arrival less the head start the offset gives."""
+    # Dynamo's fcfs: a positive priority is seconds of head start; never a penalty.
+    return (-w.cls, w.arrival - max(0, w.offset), w.seq)
+
+
+def wspt_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """Class, then the most priority per prompt token first."""
+    return (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
+
+
+# The schedulers with a key of their own; any other is strict, with fair share if it is on.
+KEYS: dict[str, Callable[[Waiter, SchedulerConfig], Key]] = {
+    "serial": serial_key,
+    "fcfs": fcfs_key,
+    "wspt": wspt_key,
+}
+
+
+def order_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """The waiter's order key under these settings (its `plain_key` already set)."""
+    key = KEYS.get(cfg.name)
+    if key is None:
+        key = fair_share_key if cfg.fair_share else strict_key
+    return key(w, cfg)
+
+
+def takes_turns(cfg: SchedulerConfig) -> bool:
+    """Do owners take turns (fair share's key is the one in use)?"""
+    return cfg.fair_share and cfg.name not in KEYS
+
+
+def affinity_bonus(cfg: SchedulerConfig) -> float:
+    """Serial's lift, in score points, for a waiter whose cache-warm backend is the one that
+    is free (capped at 99; never past the waiter's band, see `types.warm_key`); 0 otherwise."""
+    return max(0.0, min(99.0, cfg.affinity_bonus)) if cfg.name == "serial" else 0.0
+
+
+def serial_score(w: Waiter, cfg: SchedulerConfig, clock: Callable[[], float]) -> float:
+    """The llama-swap score a request was admitted with (or has now, still waiting).
+
+    score = band anchor + offset + aging (+ the affinity bonus when its warm backend was
+    the one that freed); the heap key encodes the same order without the clock.
+    """
+    # A waiter still in line has aged until now; an admitted one until its admission.
+    waited = w.waited if w.admitted_at is not None else max(0.0, clock() - w.arrival)
+    aging = waited / cfg.aging_divisor if cfg.aging_divisor > 0 else 0.0
+    bonus = 0.0
+    acquired = w.acquired
+    if w.affinity is not None and acquired is not None and acquired.backend == w.affinity:
+        # The same cap as in dispatch: never past the top of the waiter's own band.
+        bonus = max(0.0, min(cfg.affinity_bonus, 99.0, 49.0 - w.offset))
+    return BAND_ANCHORS[w.cls] + w.offset + bonus + aging

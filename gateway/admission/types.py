@@ -5,13 +5,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from gateway.core.classes import MEDIUM
-
-if TYPE_CHECKING:
-    from gateway.admission.queue import AdmissionQueue
-
 
 WAITING, ADMITTED = "waiting", "admitted"
 
@@ -111,13 +107,19 @@ class Route:
             yield t.slot
 
 
+class Releases(Protocol):
+    """What a running request's slot knows of its queue: where to hand the slot back."""
+
+    def _on_release(self, acquired: Acquired) -> None: ...
+
+
 @dataclass(eq=False, slots=True)
 class Acquired:
     """A running request's slot. `release()` frees it exactly once, whatever the exit path."""
 
     target: Target
     waiter: Waiter
-    queue: AdmissionQueue
+    queue: Releases
     released: bool = False
 
     @property
@@ -159,7 +161,7 @@ class Waiter:
     acquired: Acquired | None = None
     admitted_at: float | None = None
     on_admit: Callable[[Waiter], None] | None = None
-    group: _Group | None = None
+    group: Group | None = None
     refusal: QueueFull | None = None  # why a bounded queue turned it away (state REJECTED)
     tag: object = None  # the caller's own data (the activity record picks it up)
 
@@ -177,7 +179,7 @@ class Observer(Protocol):
     def changed(self) -> None: ...
 
 
-class _NullObserver:
+class NullObserver:
     def admitted(self, waiter: Waiter, *, immediate: bool, reordered: bool) -> None:
         pass
 
@@ -189,7 +191,7 @@ class _NullObserver:
 
 
 @dataclass(eq=False, slots=True)
-class _Group:
+class Group:
     """Waiters with the same route, exclusions and cache-warm backend: one heap, one head."""
 
     gkey: Hashable
@@ -216,13 +218,13 @@ class _Group:
 
     def warm_head(self, bonus: float) -> Waiter | None:
         if self.warm_bonus != bonus:
-            self.warm = [(_warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
+            self.warm = [(warm_key(w, bonus), w) for _, w in self.heap if w.state == WAITING]
             heapq.heapify(self.warm)
             self.warm_bonus = bonus
         return _live_top(self.warm)
 
 
-def _warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
+def warm_key(w: Waiter, bonus: float) -> tuple[float, float, int]:
     """A serial key with the affinity bonus, never past the band's ceiling (anchor + 49).
 
     Offsets span 98 of the 100 between anchors, so an unbounded bonus would lift a waiter

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
+from gateway.admission.queue import AdmissionQueue
 from gateway.admission.types import (
     ADMITTED,
     CANCELLED,
@@ -12,17 +12,17 @@ from gateway.admission.types import (
     FAILED,
     REJECTED,
     WAITING,
+    Acquired,
+    AdmissionError,
     QueueCancelled,
     QueueTimeout,
     RouteGone,
+    Waiter,
 )
 
-if TYPE_CHECKING:
-    from gateway.admission.queue import AdmissionQueue
-    from gateway.admission.types import Acquired, Waiter
-
-
 # ----- the async layer --------------------------------------------------------------------
+
+TIMED_OUT = "no backend slot became free within the wait budget"
 
 
 async def route_or_wait(
@@ -44,10 +44,8 @@ async def route_or_wait(
     if acquired is not None:
         w.on_admit = None
         return acquired
-    if w.state == EXPIRED:
-        raise QueueTimeout("no backend slot became free within the wait budget")
-    if w.state == FAILED:
-        raise RouteGone("the model is no longer served")
+    if w.state in (EXPIRED, FAILED):
+        raise _left(w)
     timeout = max(0.0, w.deadline - queue.clock())
     waits: set[asyncio.Future[object]] = {done}  # type: ignore[arg-type]
     if gone is not None:
@@ -59,21 +57,34 @@ async def route_or_wait(
         raise
     finally:
         w.on_admit = None
+    return _after_waiting(queue, w, gone)
+
+
+def _after_waiting(
+    queue: AdmissionQueue, w: Waiter, gone: asyncio.Future[object] | None
+) -> Acquired:
+    """The slot it was given, unless the client left meanwhile; else why it has none."""
+    client_left = gone is not None and gone.done()
     if w.state == ADMITTED and w.acquired is not None:
-        if gone is not None and gone.done():
+        if client_left:
             queue.cancel(w, CANCELLED)
             raise QueueCancelled("the client went away")
         return w.acquired
     if w.state == WAITING:
-        if gone is not None and gone.done():
+        if client_left:
             queue.cancel(w, CANCELLED)
             raise QueueCancelled("the client went away")
         queue.cancel(w, EXPIRED)
-        raise QueueTimeout("no backend slot became free within the wait budget")
+        raise QueueTimeout(TIMED_OUT)
+    raise _left(w)
+
+
+def _left(w: Waiter) -> AdmissionError:
+    """Why a waiter left the line without a slot, as the error its caller gets."""
     if w.state == EXPIRED:
-        raise QueueTimeout("no backend slot became free within the wait budget")
+        return QueueTimeout(TIMED_OUT)
     if w.state == FAILED:
-        raise RouteGone("the model is no longer served")
+        return RouteGone("the model is no longer served")
     if w.state == REJECTED and w.refusal is not None:
-        raise w.refusal  # a higher-class newcomer took its place in a full queue
-    raise QueueCancelled("the request was cancelled")
+        return w.refusal  # a higher-class newcomer took its place in a full queue
+    return QueueCancelled("the request was cancelled")

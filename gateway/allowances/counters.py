@@ -30,16 +30,12 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from accounts.allowances import Counted, Measure, Window
 from gateway.core.errors import TooManyRequests
 from gateway.core.outcomes import Outcome
 from gateway.core.output_limits import CHOICES, output_limit, whole_number
-
-if TYPE_CHECKING:
-    pass
-
 
 DEFAULT_OUTPUT_RESERVE = 1024  # tokens reserved for a request that does not bound its output
 
@@ -217,6 +213,11 @@ class _Counter:
         self.reserved = 0
 
 
+_Check = tuple[_Counter, Counted, int]  # a limit that applies, and what the request needs of it
+_Refusal = tuple[Counted, int, int, float]  # the limit, the need, what is left, its window's end
+_Tightest = tuple[int, int, float]  # left, cap, window end
+
+
 @dataclass(slots=True)
 class Demand:
     """What one request asks of the counters: its limits, model and estimated tokens."""
@@ -306,12 +307,29 @@ class MemoryCounters:
         """Check every limit that applies, then take from all of them, or from none."""
         now = self.clock()
         spans = self.windows.all(now)
+        checks, refusal = self._checks(demand, spans)
+        if refusal is not None:
+            counted, need, left, end = refusal
+            raise exceeded(counted, demand.model, need, left, now, end - now)
+        held, requests, tokens = _take(checks, spans)
+        return Ticket(
+            self,
+            held,
+            None if requests is None else Standing(requests[1], requests[0], requests[2]),
+            None if tokens is None else Standing(tokens[1], tokens[0], tokens[2]),
+            demand.input,
+        )
+
+    def _checks(
+        self, demand: Demand, spans: tuple[tuple[int, float], ...]
+    ) -> tuple[list[_Check], _Refusal | None]:
+        """Each limit that applies with what the request needs of it; or the refusal."""
         counters = self._counters
         model = demand.model
         input_, output = demand.input, demand.output
         needs = (1, input_ + output, input_, output)  # by kind: requests, tokens, input, output
-        checks: list[tuple[_Counter, Counted, int]] = []
-        refusal: tuple[Counted, int, int, float] | None = None
+        checks: list[_Check] = []
+        refusal: _Refusal | None = None
         for counted in demand.limits:
             limit = counted.limit
             if limit.model is not None and limit.model != model:
@@ -333,32 +351,7 @@ class MemoryCounters:
                     refusal = (counted, need, left, end)
                 continue
             checks.append((counter, counted, need))
-        if refusal is not None:
-            counted, need, left, end = refusal
-            raise exceeded(counted, model, need, left, now, end - now)
-        held: list[tuple[_Counter, int, int, int]] = []
-        requests = tokens = None  # (left, cap, end) of the tightest limit of each kind
-        for counter, counted, need in checks:
-            cap = counted.limit.limit
-            kind = counted.kind
-            if kind == 0:
-                counter.used += 1
-                left = cap - counter.used - counter.reserved
-                if requests is None or left < requests[0]:
-                    requests = (left, cap, spans[counted.span][1])
-            else:
-                counter.reserved += need
-                held.append((counter, kind, counted.span, need))
-                left = cap - counter.used - counter.reserved
-                if tokens is None or left < tokens[0]:
-                    tokens = (left, cap, spans[counted.span][1])
-        return Ticket(
-            self,
-            held,
-            None if requests is None else Standing(requests[1], requests[0], requests[2]),
-            None if tokens is None else Standing(tokens[1], tokens[0], tokens[2]),
-            input_,
-        )
+        return checks, refusal
 
     def settle(
         self, held: list[tuple[_Counter, int, int, int]], input_: int | None, output: int | None
@@ -391,6 +384,30 @@ class MemoryCounters:
             return 0, 0
         current = Windows().current(limit.window, self.clock())[0]
         return (counter.used if counter.window == current else 0), counter.reserved
+
+
+def _take(
+    checks: list[_Check], spans: tuple[tuple[int, float], ...]
+) -> tuple[list[tuple[_Counter, int, int, int]], _Tightest | None, _Tightest | None]:
+    """Take what each limit was checked for: a request counts at once, tokens are reserved.
+    Also the tightest limit of each kind after it, for the headers."""
+    held: list[tuple[_Counter, int, int, int]] = []
+    requests = tokens = None  # (left, cap, end) of the tightest limit of each kind
+    for counter, counted, need in checks:
+        cap = counted.limit.limit
+        kind = counted.kind
+        if kind == 0:
+            counter.used += 1
+            left = cap - counter.used - counter.reserved
+            if requests is None or left < requests[0]:
+                requests = (left, cap, spans[counted.span][1])
+        else:
+            counter.reserved += need
+            held.append((counter, kind, counted.span, need))
+            left = cap - counter.used - counter.reserved
+            if tokens is None or left < tokens[0]:
+                tokens = (left, cap, spans[counted.span][1])
+    return held, requests, tokens
 
 
 def exceeded(

@@ -7,6 +7,10 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 REDIS_TIMEOUT = 1.0  # a call that takes longer counts as an outage (no request hangs on it)
 # A subscription quiet for this long is pinged; one that does not answer the next time is dead.
@@ -48,9 +52,6 @@ def connect(url: str, timeout: float = REDIS_TIMEOUT) -> redis.Redis:
     """A blocking client (Django threads, start-up): short timeouts, one reconnect on a stale
     connection (after a Redis restart every pooled connection is dead, and that alone is no
     outage)."""
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     return redis.Redis.from_url(
         url,
         socket_timeout=timeout,
@@ -69,14 +70,10 @@ def connect_async(
     With `connections`, callers share a pool of that many and wait (up to `timeout`) for a free
     one rather than fail: redis-py's default pool refuses its 101st concurrent caller, which
     requests that each take a connection for one round trip reach under load."""
-    import redis.asyncio as aioredis
-    from redis.asyncio.retry import Retry
-    from redis.backoff import NoBackoff
-
     options: dict[str, Any] = {
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
-        "retry": Retry(NoBackoff(), 1),
+        "retry": AsyncRetry(NoBackoff(), 1),
         "retry_on_error": [redis.ConnectionError],
         "health_check_interval": 0,
     }
@@ -93,8 +90,6 @@ def connect_pubsub(url: str, timeout: float = REDIS_TIMEOUT) -> Any:
     waits for messages as long as there are none; its reader pings a quiet connection itself
     (see gateway/admission/shared/link.py), as redis-py's health check sends pings but never misses
     their answer."""
-    import redis.asyncio as aioredis
-
     return aioredis.Redis.from_url(
         url, socket_timeout=None, socket_connect_timeout=timeout, health_check_interval=0
     )

@@ -1,22 +1,31 @@
-"""Serving an ASGI app: uvicorn's configuration, daphne's, and uvicorn in a background thread."""
+"""Serving an ASGI app: uvicorn's configuration, and uvicorn in a background thread."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import socket
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal
 
 import uvicorn
 from uvicorn.server import ServerState
 
-from gateway.dataplane.server_protocol import Bounds, protocol_class
+HttpKind = Literal["httptools", "h11"]
 
 
 def have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
+
+
+def http_kind(http: Literal["auto", "httptools", "h11"]) -> HttpKind:
+    """uvicorn's HTTP implementation by name; `auto` is httptools when it is installed."""
+    if http == "auto":
+        return "httptools" if have("httptools") else "h11"
+    return http
 
 
 def uvicorn_config(
@@ -27,24 +36,20 @@ def uvicorn_config(
     fast: bool = False,
     lifespan: Literal["auto", "on", "off"] = "on",
     ws: Literal["auto", "none", "websockets", "wsproto"] = "auto",
-    bounds: Bounds | None = None,
-    http: Literal["auto", "httptools", "h11"] = "auto",
+    http: Literal["auto", "httptools", "h11"] | type[asyncio.Protocol] = "auto",
+    keepalive: float = 5,
 ) -> uvicorn.Config:
     """The uvicorn configuration every runner shares; `fast` picks uvloop when installed.
 
-    With `bounds`, the HTTP protocol bounds how long a client may take to send a request and
-    how many connections the process holds (gateway.protocol); without, it is uvicorn's own, as
-    the engines the simulated one imitates run it.
+    `http` is uvicorn's own protocol by name (as the engines the simulated one imitates run
+    it), or a protocol class of the caller's (the gateway's bounded ones, dataplane/serving.py).
     """
-    kind: Literal["httptools", "h11"] = (
-        ("httptools" if have("httptools") else "h11") if http == "auto" else http
-    )
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         loop="uvloop" if fast and have("uvloop") else "asyncio",
-        http=kind if bounds is None else protocol_class(bounds, kind),
+        http=http_kind(http) if isinstance(http, str) else http,
         ws=ws,
         log_level="warning",
         access_log=False,
@@ -52,7 +57,7 @@ def uvicorn_config(
         lifespan=lifespan,
         timeout_graceful_shutdown=1,
         # uvicorn hands it to call_later, so fractions of a second work despite its annotation.
-        timeout_keep_alive=5 if bounds is None else bounds.keepalive,  # type: ignore[arg-type]
+        timeout_keep_alive=keepalive,  # type: ignore[arg-type]
     )
 
 
@@ -68,6 +73,9 @@ def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
 
 class ThreadedServer:
     """An ASGI app under uvicorn in a daemon thread with its own event loop."""
+
+    # What `config` (all but the app and the address) goes to; the gateway's takes its bounds.
+    make_config: Callable[..., uvicorn.Config] = staticmethod(uvicorn_config)
 
     def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 0, **config: Any):
         self.app = app
@@ -91,7 +99,7 @@ class ThreadedServer:
     def start(self, timeout: float = 15.0) -> None:
         sock = bound_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn_config(self.app, self.host, self.port, **self.config))
+        server = uvicorn.Server(self.make_config(self.app, self.host, self.port, **self.config))
         self._server = server
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name=f"asgi:{self.port}", daemon=True

@@ -46,7 +46,7 @@ from gateway.dialects.stored_state import RequestState
 from gateway.observability.records import Entry
 from gateway.runtime.registry import Upstream
 from gateway.runtime.settings import Timeouts
-from gateway.runtime.upstream import _CLOSING, _closed, _Closing
+from gateway.runtime.upstream import CLOSING, Closing, wait_closed
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -140,8 +140,8 @@ class Relay:
     async def run(
         self, surface: Surface, client_body: dict[str, Any], *, large: bool = False
     ) -> None:
-        closing: _Closing = []
-        _CLOSING.set(closing)
+        closing: Closing = []
+        CLOSING.set(closing)
         try:
             if self.gone.done():
                 self._mark_cancelled()
@@ -166,7 +166,7 @@ class Relay:
             self.gone.remove_done_callback(self._client_left)
             try:
                 if closing:
-                    await _closed(closing)
+                    await wait_closed(closing)
             finally:
                 self.acquired.release()
             usage = self.plan.usage

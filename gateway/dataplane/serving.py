@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import logging
 import resource
+from typing import Any, Literal
 
+import uvicorn
+
+from gateway.core import serving
 from gateway.dataplane.relay import DropConnection
-from gateway.dataplane.server_protocol import Bounds
+from gateway.dataplane.server_protocol import Bounds, protocol_class
 
 
 class _DroppedConnectionFilter(logging.Filter):
@@ -28,6 +32,33 @@ def quiet_dropped_connections() -> None:
 
 
 log = logging.getLogger("aiplane")
+
+
+def uvicorn_config(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    bounds: Bounds | None = None,
+    http: Literal["auto", "httptools", "h11"] = "auto",
+    **rest: Any,
+) -> uvicorn.Config:
+    """The gateway's uvicorn configuration (the rest as core/serving.py's takes it).
+
+    With `bounds`, the HTTP protocol bounds how long a client may take to send a request and
+    how many connections the process holds (dataplane/server_protocol.py); without, it is
+    uvicorn's own.
+    """
+    if bounds is None:
+        return serving.uvicorn_config(app, host, port, http=http, **rest)
+    bounded = protocol_class(bounds, serving.http_kind(http))
+    return serving.uvicorn_config(app, host, port, http=bounded, keepalive=bounds.keepalive, **rest)
+
+
+class GatewayServer(serving.ThreadedServer):
+    """The gateway under uvicorn in a thread, with the connection bounds when given `bounds`."""
+
+    make_config = staticmethod(uvicorn_config)
 
 
 def open_files_for(bounds: Bounds) -> None:
@@ -60,6 +91,8 @@ def daphne_server_class(bounds: Bounds) -> type:
     body-idle and keep-alive bounds, so nothing that uvicorn would allow is cut. daphne has no
     total bound for headers or body and no connection bound.
     """
+    # Here, not at the top: daphne is the optional server, and importing twisted's reactor
+    # installs one.
     from daphne.server import Server
     from twisted.internet import reactor
 

@@ -68,21 +68,40 @@ def _check_port(port: str) -> None:
         raise BadBaseUrl("base_url has an invalid port: use a number from 1 to 65535.")
 
 
-def check_base_url(value: str) -> str:
-    """The base URL as stored (without a trailing slash), or BadBaseUrl saying what is wrong."""
+def _scheme(value: str) -> None:
     if not value.startswith(("http://", "https://")):
         raise BadBaseUrl("base_url must be an http:// or https:// URL.")
+
+
+def _length(value: str) -> None:
     if len(value) > MAX_LENGTH:
         raise BadBaseUrl(f"base_url may be at most {MAX_LENGTH} characters.")
+
+
+def _printable(value: str) -> None:
     if not all("!" <= ch <= "~" for ch in value) or "\\" in value:
         raise BadBaseUrl(
             "base_url may contain only printable ASCII characters, without spaces or backslashes."
         )
+
+
+def _no_userinfo(value: str) -> None:
     if "@" in value.split("/", 3)[2]:
         raise BadBaseUrl("base_url may not hold a user name or password: use the API key.")
+
+
+def _no_query(value: str) -> None:
     if "?" in value or "#" in value:
         raise BadBaseUrl("base_url may not have a query or a fragment.")
-    url = value.rstrip("/")
+
+
+# The rules of the whole text, in this order: the first one broken is the one named (and the
+# user information is looked for only in a URL that has a scheme).
+_RULES = (_scheme, _length, _printable, _no_userinfo, _no_query)
+
+
+def _authority_and_path(url: str) -> tuple[str, str | None, str]:
+    """Host (an IPv6 one in its brackets), port (None without one) and path of the URL."""
     _, _, rest = url.partition("://")
     authority, slash, path = rest.partition("/")
     path = slash + path
@@ -91,16 +110,18 @@ def check_base_url(value: str) -> str:
         host += bracket
         if tail and not tail.startswith(":"):
             raise BadBaseUrl("base_url has an invalid host.")
-        port = tail[1:] if tail else None
-    else:
-        host, colon, port_text = authority.partition(":")
-        port = port_text if colon else None
-    _check_host(host)
-    if port is not None:
-        _check_port(port)
+        return host, tail[1:] if tail else None, path
+    host, colon, port_text = authority.partition(":")
+    return host, port_text if colon else None, path
+
+
+def _check_path(path: str) -> None:
     if not _PATH.fullmatch(path) or _ESCAPE.search(path):
         raise BadBaseUrl("base_url has an invalid path.")
-    # Both clients must read it, and read the same host and port we did.
+
+
+def _check_clients_agree(url: str) -> None:
+    """Both clients must read it, and read the same host and port we did."""
     try:
         parsed, probed = URL(url + "/models"), httpx.URL(url + "/models")
     except (ValueError, UnicodeError, httpx.InvalidURL):
@@ -109,4 +130,17 @@ def check_base_url(value: str) -> str:
     same_host = (parsed.raw_host or "").lower() == probed.raw_host.decode("ascii").lower()
     if not same_host or parsed.port != (probed.port or default_port):
         raise BadBaseUrl("base_url is not a URL the gateway's HTTP clients accept.")
+
+
+def check_base_url(value: str) -> str:
+    """The base URL as stored (without a trailing slash), or BadBaseUrl saying what is wrong."""
+    for rule in _RULES:
+        rule(value)
+    url = value.rstrip("/")
+    host, port, path = _authority_and_path(url)
+    _check_host(host)
+    if port is not None:
+        _check_port(port)
+    _check_path(path)
+    _check_clients_agree(url)
     return url

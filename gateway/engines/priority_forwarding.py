@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from gateway.core.classes import CLASS_NAMES
 from gateway.core.scheduling_fields import strip_scheduling
-
-if TYPE_CHECKING:
-    from gateway.engines.profiles import EngineProfile
-
+from gateway.engines.profiles import EngineProfile
 
 MODES: Final = frozenset({"auto", "gateway", "custom"})
 

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
-
 # A small share of a backend: counting must not crowd out generation nor pile up at an engine.
 COUNTS_PER_BACKEND = 2
 

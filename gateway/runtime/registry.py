@@ -18,6 +18,7 @@ from yarl import URL
 from gateway.admission.types import Route, Slot, Target
 from gateway.core.errors import Forbidden, ModelNotFound, echoed
 from gateway.core.redaction import NO_SECRETS, Secrets
+from gateway.engines.base_url import BadBaseUrl, check_base_url
 from gateway.engines.priority_forwarding import (
     Mapping,
     PriorityMode,
@@ -128,8 +129,6 @@ _DISPATCH_HEADERS = {
 
 
 def _usable_url(b: BackendSpec) -> bool:
-    from gateway.engines.base_url import BadBaseUrl, check_base_url
-
     try:
         check_base_url(b.base_url.rstrip("/"))
     except BadBaseUrl as err:

@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 import httpx
+from asgiref.sync import sync_to_async
 
 from accounts.allowances import Counted
 from gateway.admission.queue import AdmissionQueue
@@ -417,6 +418,4 @@ async def _call(fn: Callable[[], Any], wait: float) -> None:
 
 
 async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    from asgiref.sync import sync_to_async
-
     return await sync_to_async(fn, thread_sensitive=False)(*args)

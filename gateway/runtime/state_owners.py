@@ -15,21 +15,14 @@ import asyncio
 import logging
 from typing import Any
 
+from gateway.core.lua import script
 from gateway.core.redis_clients import AWAY, answered
 from gateway.dialects.stored_state import CLAIM_SECS, Claim, MemoryOwners, OwnersAway
 
 log = logging.getLogger("aiplane.gateway")
 
 # KEYS[1] the id's key. ARGV: the claim, its lifetime (s). Returns 1 kept, 0 disowned.
-CLAIM = """
-local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then
-  redis.call('SET', KEYS[1], '!', 'EX', ARGV[2])
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return 1
-"""
+CLAIM = script(__file__, "claim")
 
 
 class SharedOwners:

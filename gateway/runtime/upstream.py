@@ -20,12 +20,12 @@ CLOSE_SECS = 0.5  # a closing upstream connection still sending after this is ab
 
 # The connections a relay closed (their close and their transport), filled in by the protocol
 # below in the relay's task: aiohttp closes one inside `post` when a cancel lands there.
-_Closing = list[tuple[asyncio.Future[None], Any]]
+Closing = list[tuple[asyncio.Future[None], Any]]
 
-_CLOSING: contextvars.ContextVar[_Closing] = contextvars.ContextVar("closing")
+CLOSING: contextvars.ContextVar[Closing] = contextvars.ContextVar("closing")
 
 
-async def _closed(closing: _Closing) -> None:
+async def wait_closed(closing: Closing) -> None:
     """Wait until the connections a relay closed are closed, their FIN sent.
 
     A transport sends its FIN one loop iteration after close() (later still behind unsent
@@ -47,7 +47,7 @@ async def _closed(closing: _Closing) -> None:
 
 class _ResponseHandler(ResponseHandler):
     """aiohttp's connection protocol, but a framing error mid-body fails the body's reader, and
-    a relay learns of the connections it closes (see _closed).
+    a relay learns of the connections it closes (see wait_closed).
 
     With aiohttp's C parser (the default), a chunked body whose framing breaks after its first
     chunk closes the connection yet leaves the reader waiting for more (FACTS.md: a request hung
@@ -64,7 +64,7 @@ class _ResponseHandler(ResponseHandler):
         super().abort()
 
     def _closing(self) -> None:
-        closing = _CLOSING.get(None)
+        closing = CLOSING.get(None)
         transport = self.transport
         if closing is not None and transport is not None and (closed := self.closed) is not None:
             closing.append((closed, transport))

@@ -17,7 +17,7 @@ class LiveGateway:
 
     url: str
     app: Any
-    server: Any = None  # the ThreadedServer, where a test reads its connections or its port
+    server: Any = None  # the GatewayServer, where a test reads its connections or its port
 
     @property
     def runtime(self) -> Any:
@@ -65,12 +65,12 @@ def build_app() -> Any:
 
 @contextlib.contextmanager
 def live_gateway(**config: Any) -> Iterator[LiveGateway]:
-    """The whole app (build_app) under uvicorn in a thread; `config` as ThreadedServer takes it
+    """The whole app (build_app) under uvicorn in a thread; `config` as GatewayServer takes it
     (bounds, http)."""
-    from gateway.core.serving import ThreadedServer
+    from gateway.dataplane.serving import GatewayServer
 
     app = build_app()
-    with ThreadedServer(app, **config) as server:
+    with GatewayServer(app, **config) as server:
         yield LiveGateway(url=server.url, app=app, server=server)
 
 

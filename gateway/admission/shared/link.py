@@ -6,10 +6,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import redis
 
-from aiplane import changes
 from gateway.admission.shared.queue import SharedAdmissionQueue
 from gateway.core.redis_clients import (
     AWAY,
@@ -35,11 +35,17 @@ class SharedLink:
         prefix: str,
         queue: SharedAdmissionQueue | None,
         apply_change: Callable[[str], Awaitable[None]],
+        channel: str,
+        parse: Callable[[bytes], str | None],
     ) -> None:
         self.url = url
         self.prefix = prefix
         self.queue = queue
         self.apply_change = apply_change
+        # Where other processes announce their changes, and what kind a message there is
+        # (None: this process's own, or not one): the wiring's, since the change kinds are.
+        self.channel = channel
+        self.parse = parse
         self.listening = asyncio.Event()  # set while subscribed (tests wait for it)
         self.quiet_secs = PUBSUB_QUIET_SECS
         # Changes being applied, by kind, and the kinds announced again meanwhile: a reload
@@ -49,38 +55,15 @@ class SharedLink:
 
     async def listen(self) -> None:
         """Take grants when woken, apply changes other processes announce; reconnect forever."""
-        queue = self.queue
-        channels = [changes.channel()]
-        if queue is not None:
-            channels.append(f"{self.prefix}grant:{queue.process}")
+        channels = [self.channel]
+        if self.queue is not None:
+            channels.append(f"{self.prefix}grant:{self.queue.process}")
         while True:
             client = connect_pubsub(self.url)
             pubsub = client.pubsub()  # subscribe confirmations count as signs of life too
             try:
-                await answered(asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT))
-                self.listening.set()
-                if queue is not None:
-                    queue.take_grants()  # whatever was granted while nobody listened
-                pinged = False
-                while True:
-                    # A connection can die without a word (a host gone, a half-open socket):
-                    # after a quiet while ask, and give up on it if the next while stays quiet.
-                    message = await answered(pubsub.get_message(timeout=self.quiet_secs))
-                    if message is None:
-                        if pinged:
-                            raise redis.ConnectionError("the subscription stopped answering")
-                        await answered(asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT))
-                        pinged = True
-                        continue
-                    pinged = False
-                    if message.get("type") != "message":
-                        continue
-                    if message["channel"] == channels[0].encode():
-                        kind = changes.parse(message["data"])
-                        if kind is not None:
-                            self._apply_soon(kind)
-                    elif queue is not None:
-                        queue.take_grants()
+                await self._subscribe(pubsub, channels)
+                await self._hear(pubsub, channels[0].encode())
             except asyncio.CancelledError:
                 for task in list(self.applying.values()):
                     task.cancel()  # the runtime stops: so do its reloads
@@ -94,6 +77,39 @@ class SharedLink:
                 with contextlib.suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(RECONNECT_SECS)
+
+    async def _subscribe(self, pubsub: Any, channels: list[str]) -> None:
+        await answered(asyncio.wait_for(pubsub.subscribe(*channels), REDIS_TIMEOUT))
+        self.listening.set()
+        if self.queue is not None:
+            self.queue.take_grants()  # whatever was granted while nobody listened
+
+    async def _hear(self, pubsub: Any, changes: bytes) -> None:
+        """Every message of the subscription until it is lost (which raises)."""
+        pinged = False
+        while True:
+            # A connection can die without a word (a host gone, a half-open socket):
+            # after a quiet while ask, and give up on it if the next while stays quiet.
+            message = await answered(pubsub.get_message(timeout=self.quiet_secs))
+            if message is None:
+                if pinged:
+                    raise redis.ConnectionError("the subscription stopped answering")
+                await answered(asyncio.wait_for(pubsub.ping(), REDIS_TIMEOUT))
+                pinged = True
+                continue
+            pinged = False
+            self._dispatch(message, changes)
+
+    def _dispatch(self, message: dict[str, Any], changes: bytes) -> None:
+        """A change another process announced is applied; a grant wake-up takes the grants."""
+        if message.get("type") != "message":
+            return
+        if message["channel"] == changes:
+            kind = self.parse(message["data"])
+            if kind is not None:
+                self._apply_soon(kind)
+        elif self.queue is not None:
+            self.queue.take_grants()
 
     def _apply_soon(self, kind: str) -> None:
         """Apply beside the listener; announcements during a run of the same kind make one

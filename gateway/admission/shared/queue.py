@@ -7,8 +7,9 @@ Lua script (gateway/admission/shared/scripts.py). A slot freed in any process go
 waiter over all of them; a grant to another process reaches it by pub/sub (and, should that be lost,
 by the 250 ms pass). On the gateway's loop the scripts never block it: `_call` queues each one for a
 writer task that sends whatever piled up in one pipeline and applies the answers in order
-(`use_async`). Without an async client (tests driving the core step by step) `_call` runs the script
-at once and applies its answer, so the core stays a plain function of its inputs.
+(`use_async`, gateway/admission/shared/calls.py). Without an async client (tests driving the core
+step by step) `_call` runs the script at once and applies its answer, so the core stays a plain
+function of its inputs.
 
 Faults:
 - A process that dies stops renewing: its leases lapse within the lease (`AIPLANE_REDIS_LEASE_SECS`,
@@ -30,24 +31,29 @@ Faults:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import json
 import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
 import redis
-from redis.exceptions import NoScriptError
 
-from gateway.admission.queue import AdmissionQueue
-from gateway.admission.schedulers import SchedulerConfig
-from gateway.admission.shared import scripts as shared_lua
-from gateway.admission.shared.keys import _Arrivals, encode_key
+from gateway.admission.queue import AdmissionQueue, target_on
+from gateway.admission.schedulers import SchedulerConfig, affinity_bonus
+from gateway.admission.shared.calls import Down, ScriptCalls, Then
+from gateway.admission.shared.keys import (
+    Arrivals,
+    capacities,
+    encode_key,
+    read_stats,
+    target_named,
+    target_on_backend,
+    waiter_info,
+)
 from gateway.admission.types import (
     EXPIRED,
     WAITING,
@@ -58,7 +64,7 @@ from gateway.admission.types import (
     Slot,
     Target,
     Waiter,
-    _warm_key,
+    warm_key,
 )
 from gateway.core.redis_clients import AWAY, REDIS_TIMEOUT, answered, connect_async
 
@@ -72,14 +78,8 @@ SEEN_SECS = 30.0  # the fallback share counts every process seen alive within th
 
 Grants = list[tuple[str, str]]
 
-Then = Callable[[Any], None]  # what to do with a script's answer
-
-Down = Callable[[], None]  # what to do instead when Redis does not answer
-
 # Every ACQUIRE answer the script can give; anything else means Redis is not answering right.
 ANSWERS = (b"now", b"wait", b"busy", b"reset")
-
-SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
 
 
 class RedisDown(Exception):
@@ -104,7 +104,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self.client = client
         self.prefix = prefix
         self.process = process or f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self._seq = _Arrivals()  # type: ignore[assignment]  # an iterator of ints, as count is
+        self._seq = Arrivals()  # type: ignore[assignment]  # an iterator of ints, as count is
         self._refs = itertools.count()
         self.lease_secs = lease_secs
         self.renew_secs = lease_secs / 3  # two renewals may go unanswered before a lease lapses
@@ -116,13 +116,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._unreleased: dict[str, str] = {}
         self._known: dict[str, Slot] = {}  # backends its waiters asked for, by name
         self._listed: dict[Hashable, tuple[str, ...]] = {}  # group -> backends it is listed under
-        self._scripts = {
-            name: client.register_script(getattr(shared_lua, name)) for name in SCRIPTS
-        }
+        self._calls = ScriptCalls(client, on_away=self._fall_back, away=lambda: self.fallback)
+        self._scripts = self._calls.scripts
         self.aclient: Any = None  # set by `use_async` on the request path
-        # Scripts waiting for the writer, in the order they were called (async client only).
-        self._outbox: list[tuple[str, list[Any], Then, Down]] = []
-        self._writer: asyncio.Task[None] | None = None
         self.fallback = False
         self.fallbacks = 0  # times this process fell back to local admission
         self.leases_lost = 0  # leases of running requests found lapsed on renewal
@@ -153,86 +149,15 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         if name != "RENEW" and time.monotonic() - self._renewed > self.renew_secs:
             self.renew()  # busy processes renew on the way; the runtime's loop covers idle ones
-        call: list[Any] = [self.prefix, self.process, self._ttl, *args]
-        if self.aclient is None:
-            try:
-                answer = self._scripts[name](args=call)
-            except AWAY as err:
-                self._fall_back(err)
-                down()
-                return
-            then(answer)
-            return
-        self._outbox.append((name, call, then, down))
-        if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write())
-
-    async def _write(self) -> None:
-        """Send the outbox in pipelines (one round trip for all that piled up meanwhile) and
-        apply the answers in order; on an outage, fall back and let every pending call know."""
-        try:
-            while self._outbox and not self.fallback:
-                batch, self._outbox = self._outbox, []
-                try:
-                    answers = await answered(self._send(batch))
-                except AWAY as err:
-                    self._fall_back(err)
-                    self._outbox[:0] = batch
-                    break
-                for (name, _, then, _), answer in zip(batch, answers, strict=True):
-                    try:
-                        then(answer)
-                    except Exception:
-                        log.exception("could not apply the answer of shared admission's %s", name)
-        finally:
-            self._writer = None
-            pending, self._outbox = self._outbox, []
-            for name, _, _, down in pending:
-                try:
-                    down()
-                except Exception:
-                    log.exception("could not fall back from shared admission's %s", name)
-
-    async def _send(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
-        answers = await self._pipeline(batch)
-        missing = [i for i, a in enumerate(answers) if isinstance(a, NoScriptError)]
-        if missing:
-            # Redis restarted and lost its script cache: load them and run those calls again.
-            for name in SCRIPTS:
-                await self.aclient.script_load(getattr(shared_lua, name))
-            again = await self._pipeline([batch[i] for i in missing])
-            for i, answer in zip(missing, again, strict=True):
-                answers[i] = answer
-        for answer in answers:
-            if isinstance(answer, Exception):
-                raise answer  # READONLY, OOM and the like: Redis is away as much as when silent
-        return answers
-
-    async def _pipeline(self, batch: list[tuple[str, list[Any], Then, Down]]) -> list[Any]:
-        if len(batch) == 1:
-            # Alone (a quiet gateway): a plain call costs less than a pipeline of one.
-            name, call, _, _ = batch[0]
-            try:
-                return [await self.aclient.evalsha(self._scripts[name].sha, 0, *call)]
-            except redis.ResponseError as err:  # no script, or the script failed: as in a batch
-                return [err]
-        pipe = self.aclient.pipeline(transaction=False)
-        for name, call, _, _ in batch:
-            pipe.evalsha(self._scripts[name].sha, 0, *call)
-        return list(await pipe.execute(raise_on_error=False))
+        self._calls.call(name, [self.prefix, self.process, self._ttl, *args], then, down)
 
     async def settled(self) -> None:
         """Wait until every script called so far has been answered (tests, shutdown)."""
-        while self._writer is not None:
-            await asyncio.wait({self._writer})
+        await self._calls.settled()
 
     async def close(self) -> None:
-        """Send what is still queued (releases, cancels: others' waiters need them), then let
-        go of the connections; an unanswered rest lapses with the leases."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.settled(), timeout=REDIS_TIMEOUT)
-        if self.aclient is not None:
-            await self.aclient.aclose()
+        """Send what is still queued, then let go of the connections (see ScriptCalls)."""
+        await self._calls.close()
 
     def _fall_back(self, err: Exception) -> None:
         if self.fallback:
@@ -285,8 +210,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         return w
 
     def _bonus(self) -> float:
-        serial = self.config.name == "serial"
-        return max(0.0, min(99.0, self.config.affinity_bonus)) if serial else 0.0
+        return affinity_bonus(self.config)
 
     def _check_bonus(self) -> None:
         """A changed affinity bonus changes the warm members: list those waiters again."""
@@ -301,27 +225,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         args: list[object] = [len(targets)]
         for t in targets:
             warm = bonus and w.affinity == t.slot.name
-            key = _warm_key(w, bonus) if warm else w.key
+            key = warm_key(w, bonus) if warm else w.key
             args += [t.slot.name, t.slot.max_inflight, encode_key(key, w.ref)]
         return args
-
-    def _info(self, w: Waiter) -> str:
-        """What the live page shows of a waiter: its line (the backends of its route, as the
-        local queue's dispatch order names them) and its place in it."""
-        tag = w.tag
-        return json.dumps(
-            {
-                "class": w.cls,
-                "offset": w.offset,
-                "arrival": w.seq / 1e6,
-                "line": ",".join(dict.fromkeys(s.name for s in w.route.slots())),
-                "order": encode_key(w.key, w.ref),
-                "waits_for": self.waits_for(w),
-                "model": getattr(tag, "model", "") or "",
-                "user": getattr(tag, "username", "") or "",
-                "token": getattr(tag, "token_name", None),
-            }
-        )
 
     # ----- the synchronous core --------------------------------------------------------------
 
@@ -415,7 +321,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self, w: Waiter, targets: tuple[Target, ...], answer: list[Any]
     ) -> Acquired | None:
         if answer[0] == b"now":
-            target = _target_named(targets, answer[1].decode())
+            target = target_named(targets, answer[1].decode())
             self._admit(w, target, immediate=True, reordered=False)
             return w.acquired
         if w.deadline <= self.clock() and answer[0] != b"wait":
@@ -445,7 +351,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         targets = w.route.usable_targets(w.excluded)
         if w.group is not None:
             self._listed[w.group.gkey] = tuple(t.slot.name for t in targets)
-        args = [w.ref, mode, w.cls, self._info(w), "1" if dispatch else "0"]
+        args = [w.ref, mode, w.cls, waiter_info(w, self.waits_for(w)), "1" if dispatch else "0"]
         args += self._members(w, targets)
 
         def indexed(grants: Any) -> None:
@@ -476,7 +382,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._by_ref.pop(w.ref, None)
         if self.fallback or not w.ref:
             return
-        args = [w.ref, *_capacities(w.route.slots())]
+        args = [w.ref, *capacities(w.route.slots())]
         self._call("CANCEL", args, self._grant, self._dispatch_locally)
 
     def _admit(self, w: Waiter, target: Target, reordered: bool, *, immediate: bool) -> None:
@@ -507,6 +413,7 @@ class SharedAdmissionQueue(AdmissionQueue):
     def use_async(self, url: str, timeout: float = REDIS_TIMEOUT) -> None:
         """Call every script through the writer from now on (on the runtime's loop only)."""
         self.aclient = connect_async(url, timeout)
+        self._calls.use(self.aclient)
 
     def _grant(self, flat: list[Any]) -> None:
         """Admit this process's waiters that Redis granted a slot; give back what nobody takes."""
@@ -522,7 +429,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             w = self._by_ref.get(ref)
             target = None
             if w is not None and w.state == WAITING:
-                target = _target_on_backend(w, backend)
+                target = target_on_backend(w, backend)
             if target is None:
                 self._give_back(ref, backend, w)
                 continue
@@ -537,9 +444,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         for g in self._groups_by_slot.get(slot.name, ()):
             p = g.plain_head()
             if p is not None and p is not w and p.plain_key < w.plain_key:
-                if slot.name not in g.excluded and any(
-                    t.slot is slot for t in g.route.usable_targets(g.excluded)
-                ):
+                if target_on(g.route, slot, g.excluded) is not None:
                     return True
         return False
 
@@ -583,7 +488,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         slots = [s for s in self._backends_waited_for() if s.usable]
         self._call("TAKE", [], self._grant, self._dispatch_locally)
         if slots:
-            self._call("PASS", _capacities(slots), self._grant, self._dispatch_locally)
+            self._call("PASS", capacities(slots), self._grant, self._dispatch_locally)
         return max(0, len(self._leases) - before)
 
     def _dispatch_locally(self) -> None:
@@ -599,7 +504,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         if not slots:
             return
         then = partial(AdmissionQueue.slot_changed, self, slot)
-        self._call("PASS", _capacities(slots), self._grant, then)
+        self._call("PASS", capacities(slots), self._grant, then)
 
     # ----- liveness, outage and rebuild ------------------------------------------------------
 
@@ -720,16 +625,7 @@ class SharedAdmissionQueue(AdmissionQueue):
             )
         except AWAY:
             return None
-        depth = [int(x) for x in raw[:3]]
-        inflight = {b: int(x) for b, x in zip(backends, raw[3 : 3 + len(backends)], strict=True)}
-        rest = raw[3 + len(backends) :]
-        waiters = []
-        for i in range(0, len(rest) - 2, 3):
-            info = json.loads(rest[i + 2] or b"{}")
-            info["ref"] = rest[i].decode()
-            info["process"] = rest[i + 1].decode()
-            waiters.append(info)
-        return {"depth": depth, "inflight": inflight, "waiters": waiters}
+        return read_stats(raw, backends)
 
 
 def _nothing() -> None:
@@ -739,27 +635,3 @@ def _nothing() -> None:
 def _down(asked: asyncio.Future[Any]) -> None:
     if not asked.done():
         asked.set_exception(RedisDown())
-
-
-def _capacities(slots: Iterable[Slot]) -> list[object]:
-    """Backends as the scripts take them: how many, then each one's name and max_inflight."""
-    listed = list(slots)
-    args: list[object] = [len(listed)]
-    for s in listed:
-        args += [s.name, s.max_inflight]
-    return args
-
-
-def _target_named(targets: tuple[Target, ...], name: str) -> Target:
-    return next(t for t in targets if t.slot.name == name)
-
-
-def _target_on_backend(w: Waiter, backend: str) -> Target | None:
-    """The waiter's target on a backend Redis granted, if its route still goes there."""
-    for t in w.route.usable_targets(w.excluded):
-        if t.slot.name == backend:
-            return t
-    for t in (*w.route.primary, *w.route.fallback):
-        if t.slot.name == backend and backend not in w.excluded and not t.slot.removed:
-            return t
-    return None

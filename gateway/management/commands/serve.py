@@ -9,8 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from aiplane.wiring import configured_bounds
 from gateway.admin import services
-from gateway.core.serving import uvicorn_config
-from gateway.dataplane.serving import daphne_server_class, open_files_for
+from gateway.dataplane.serving import daphne_server_class, open_files_for, uvicorn_config
 from gateway.sim.config import SimConfig
 from gateway.sim.server import SimServer
 
@@ -70,7 +69,6 @@ def _worker(sock: socket.socket, host: str, port: int, bounds: Any) -> None:
     import uvicorn
 
     from aiplane.asgi import application
-    from gateway.core.serving import uvicorn_config
 
     config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
     config.log_level = "info"

@@ -20,10 +20,10 @@ from websockets.sync.client import ClientConnection
 from accounts.models import GatewayGroup
 from tests.gateway.admin.test_live_queue import QUEUE, next_state, open_socket, state_where
 from tests.gateway.admin.test_shared_views import shared_gateway  # noqa: F401 - a fixture
-from tests.gateway.admission.test_shared_link import _announcements
 from tests.support.drive import chat, configure, engine_stats, key_for, wait_until, waiting
 from tests.support.factories import make_group, make_user
 from tests.support.live import LiveGateway, add_backend
+from tests.support.shared_queue import announcements
 
 LOST_ADMIN, SIGNED_OUT = 4403, 4401
 
@@ -317,5 +317,5 @@ def test_signing_out_announces_that_a_session_ended_to_the_other_processes(
     settings.AIPLANE_REDIS_URL = redis_server.url
     settings.AIPLANE_REDIS_PREFIX = redis_prefix
     admin = login(carol)
-    kinds = _announcements(redis_server, lambda: admin.post("/api/v0/session/logout"))
+    kinds = announcements(redis_server, lambda: admin.post("/api/v0/session/logout"))
     assert kinds == ["sessions"]

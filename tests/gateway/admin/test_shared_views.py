@@ -27,13 +27,13 @@ def shared_gateway(
     from django.core.asgi import get_asgi_application
 
     from aiplane.wiring import build_application, configured_bounds
-    from gateway.core.serving import ThreadedServer
+    from gateway.dataplane.serving import GatewayServer
 
     settings.AIPLANE_REDIS_URL = redis_server.url
     settings.AIPLANE_REDIS_PREFIX = redis_prefix
     app = build_application(get_asgi_application())
     app.runtime.background = False
-    with ThreadedServer(app, bounds=configured_bounds()) as server:
+    with GatewayServer(app, bounds=configured_bounds()) as server:
         yield LiveGateway(url=server.url, app=app)
 
 

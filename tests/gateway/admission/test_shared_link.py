@@ -13,7 +13,7 @@ from gateway.admission.types import ADMITTED, Slot
 from gateway.core.classes import LOW
 from gateway.core.redis_clients import connect
 from tests.support.redis_server import RedisServer
-from tests.support.shared_queue import queue_on, route_to
+from tests.support.shared_queue import announcements, link_on, queue_on, route_to
 
 
 async def _until(condition: Callable[[], bool], secs: float = 10.0) -> None:
@@ -49,7 +49,6 @@ async def test_a_grant_wake_up_is_taken_while_a_slow_topology_reload_runs(
     redis_server: RedisServer, redis_prefix: str, settings: Any
 ) -> None:
     from aiplane import changes
-    from gateway.admission.shared.link import SharedLink
 
     settings.AIPLANE_REDIS_PREFIX = redis_prefix  # the changes channel is this test's own
     here, other = queue_on(redis_server, redis_prefix), queue_on(redis_server, redis_prefix)
@@ -64,7 +63,7 @@ async def test_a_grant_wake_up_is_taken_while_a_slow_topology_reload_runs(
         reloading.set()
         await done.wait()  # a reload that reads a slow database
 
-    link = SharedLink(redis_server.url, prefix=redis_prefix, queue=here, apply_change=reload)
+    link = link_on(redis_server.url, prefix=redis_prefix, queue=here, apply_change=reload)
     async with _listening(link):
         _announce(redis_server, changes.TOPOLOGY)
         await asyncio.wait_for(reloading.wait(), 10)
@@ -82,7 +81,6 @@ async def test_topology_changes_announced_during_a_reload_make_one_more_reload_n
     redis_server: RedisServer, redis_prefix: str, settings: Any
 ) -> None:
     from aiplane import changes
-    from gateway.admission.shared.link import SharedLink
 
     settings.AIPLANE_REDIS_PREFIX = redis_prefix
     applied: list[str] = []
@@ -94,7 +92,7 @@ async def test_topology_changes_announced_during_a_reload_make_one_more_reload_n
             first.set()
             await done.wait()
 
-    link = SharedLink(redis_server.url, prefix=redis_prefix, queue=None, apply_change=apply)
+    link = link_on(redis_server.url, prefix=redis_prefix, queue=None, apply_change=apply)
     async with _listening(link):
         _announce(redis_server, changes.TOPOLOGY)
         await asyncio.wait_for(first.wait(), 10)
@@ -107,26 +105,6 @@ async def test_topology_changes_announced_during_a_reload_make_one_more_reload_n
         done.set()
         await _until(lambda: not link.applying)
     assert applied.count(changes.TOPOLOGY) == 2  # the one running, then one for all five
-
-
-def _announcements(server: RedisServer, act: Callable[[], Any]) -> list[str]:
-    """The kinds of change announced on the channel while `act` runs."""
-    from aiplane import changes
-
-    client = connect(server.url)
-    pubsub = client.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(changes.channel())
-    pubsub.get_message(timeout=5)  # the subscription's confirmation
-    act()
-    client.publish(changes.channel(), json.dumps({"kind": "end"}))  # after everything `act` said
-    kinds = []
-    while (message := pubsub.get_message(timeout=10)) is not None:
-        kind = json.loads(message["data"])["kind"]
-        if kind == "end":
-            break
-        kinds.append(kind)
-    pubsub.close()
-    return kinds
 
 
 def test_a_group_rename_announces_one_topology_change_and_reloads_once(
@@ -158,7 +136,7 @@ def test_a_group_rename_announces_one_topology_change_and_reloads_once(
     runtime.install_threadsafe = spy  # type: ignore[method-assign]
     before = swap_runtime(runtime)
     try:
-        kinds = _announcements(redis_server, lambda: group_rename(group=group, name="crew"))
+        kinds = announcements(redis_server, lambda: group_rename(group=group, name="crew"))
     finally:
         swap_runtime(before)
     assert kinds.count(changes.TOPOLOGY) == 1, kinds

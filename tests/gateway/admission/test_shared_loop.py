@@ -19,7 +19,7 @@ from gateway.admission.types import ADMITTED, CANCELLED, WAITING, Route, Slot, T
 from gateway.core.classes import HIGH, LOW, MEDIUM
 from gateway.core.redis_clients import connect
 from tests.support.redis_server import RedisServer
-from tests.support.shared_queue import queue_on, route_to
+from tests.support.shared_queue import link_on, queue_on, route_to
 
 
 @pytest.fixture
@@ -258,14 +258,13 @@ async def test_a_subscription_that_stops_answering_is_noticed_and_made_again(
     paused_redis: RedisServer,
 ) -> None:
     from aiplane import changes
-    from gateway.admission.shared.link import SharedLink
 
     applied: list[str] = []
 
     async def apply(kind: str) -> None:
         applied.append(kind)
 
-    link = SharedLink(paused_redis.url, prefix="p:", queue=None, apply_change=apply)
+    link = link_on(paused_redis.url, prefix="p:", queue=None, apply_change=apply)
     link.quiet_secs = 0.05
     listening = asyncio.ensure_future(link.listen())
     try:
@@ -325,14 +324,13 @@ async def test_a_cancelled_change_listener_stops_wherever_the_cancel_lands(
 ) -> None:
     """redis-py can swallow a cancel that lands as a read times out; the listener must stop
     all the same (the runtime's shutdown, a test's teardown would otherwise wait for ever)."""
-    from gateway.admission.shared.link import SharedLink
 
     async def apply(kind: str) -> None:
         pass
 
     rng = random.Random(11)
     for _ in range(60):
-        link = SharedLink(paused_redis.url, prefix="c:", queue=None, apply_change=apply)
+        link = link_on(paused_redis.url, prefix="c:", queue=None, apply_change=apply)
         link.quiet_secs = 0.01  # a read times out every 10 ms: a cancel often lands on one
         listening = asyncio.ensure_future(link.listen())
         await asyncio.wait_for(link.listening.wait(), 10)
@@ -348,7 +346,6 @@ async def test_a_cancelled_lease_keeper_stops_wherever_the_cancel_lands(
     """In fallback the keeper tries Redis again and again; a cancel that redis-py swallows as
     that try times out must stop it all the same (else the runtime's shutdown waits for ever)."""
     from gateway.admission.shared import link as shared_link
-    from gateway.admission.shared.link import SharedLink
 
     async def apply(kind: str) -> None:
         pass
@@ -359,7 +356,7 @@ async def test_a_cancelled_lease_keeper_stops_wherever_the_cancel_lands(
     queue = SharedAdmissionQueue(connect(paused_redis.url, timeout=0.01), prefix=redis_prefix)
     queue.use_async(paused_redis.url, timeout=0.01)
     assert queue.fallback
-    link = SharedLink(paused_redis.url, prefix=redis_prefix, queue=queue, apply_change=apply)
+    link = link_on(paused_redis.url, prefix=redis_prefix, queue=queue, apply_change=apply)
     rng = random.Random(5)
     for _ in range(60):
         keeping = asyncio.ensure_future(link.keep())

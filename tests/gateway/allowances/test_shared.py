@@ -259,7 +259,7 @@ def two_gateways(
     from django.core.asgi import get_asgi_application
 
     from aiplane.wiring import build_application, configured_bounds
-    from gateway.core.serving import ThreadedServer
+    from gateway.dataplane.serving import GatewayServer
 
     settings.AIPLANE_REDIS_URL = redis_server.url
     settings.AIPLANE_REDIS_PREFIX = redis_prefix
@@ -268,7 +268,7 @@ def two_gateways(
         for _ in range(2):
             app = build_application(get_asgi_application())
             app.runtime.background = False
-            server = stack.enter_context(ThreadedServer(app, bounds=configured_bounds()))
+            server = stack.enter_context(GatewayServer(app, bounds=configured_bounds()))
             gateways.append(LiveGateway(url=server.url, app=app))
         yield gateways
 

@@ -16,8 +16,8 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from gateway.core.serving import ThreadedServer
 from gateway.dataplane.server_protocol import Bounds, StatusLineHeld
+from gateway.dataplane.serving import GatewayServer
 from tests.support.drive import HTTP, chat, inflight, key_for, wait_until, waiting
 from tests.support.live import LiveGateway, add_backend, live_gateway
 
@@ -202,12 +202,12 @@ async def _reads_late(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 @pytest.fixture(params=["httptools", "h11"])
-def late_reader(request: Any) -> Iterator[ThreadedServer]:
-    with ThreadedServer(_reads_late, bounds=QUICK, http=request.param) as server:
+def late_reader(request: Any) -> Iterator[GatewayServer]:
+    with GatewayServer(_reads_late, bounds=QUICK, http=request.param) as server:
         yield server
 
 
-def test_a_large_body_the_app_is_slow_to_read_is_never_late(late_reader: ThreadedServer) -> None:
+def test_a_large_body_the_app_is_slow_to_read_is_never_late(late_reader: GatewayServer) -> None:
     size = 4 * 1024 * 1024  # far more than the server reads ahead before the app takes it
     with socket.create_connection(("127.0.0.1", late_reader.port), timeout=WAIT) as sock:
         head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n"
@@ -215,7 +215,7 @@ def test_a_large_body_the_app_is_slow_to_read_is_never_late(late_reader: Threade
         assert answer(sock)[::2] == (200, str(size).encode())
 
 
-def test_a_body_the_app_has_not_asked_for_yet_is_never_late(late_reader: ThreadedServer) -> None:
+def test_a_body_the_app_has_not_asked_for_yet_is_never_late(late_reader: GatewayServer) -> None:
     with socket.create_connection(("127.0.0.1", late_reader.port), timeout=WAIT) as sock:
         sock.sendall(
             b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"

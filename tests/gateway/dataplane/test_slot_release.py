@@ -122,7 +122,7 @@ def any_gateway(request: Any, transactional_db: None, settings: Any) -> Iterator
     from django.core.asgi import get_asgi_application
 
     from aiplane.wiring import build_application, configured_bounds
-    from gateway.core.serving import ThreadedServer
+    from gateway.dataplane.serving import GatewayServer
 
     if request.param == "shared":
         server = request.getfixturevalue("redis_server")
@@ -130,7 +130,7 @@ def any_gateway(request: Any, transactional_db: None, settings: Any) -> Iterator
         settings.AIPLANE_REDIS_PREFIX = request.getfixturevalue("redis_prefix")
     app = build_application(get_asgi_application())
     app.runtime.background = False
-    with ThreadedServer(app, bounds=configured_bounds()) as served:
+    with GatewayServer(app, bounds=configured_bounds()) as served:
         yield LiveGateway(url=served.url, app=app)
 
 
