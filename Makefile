@@ -36,6 +36,7 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 	@if [ -n "$$AIPLANE_TEST_DATABASE_URL" ]; then $(MAKE) --no-print-directory test-postgres; fi
 
@@ -46,9 +47,11 @@ test: $(STAMP)
 test-postgres: $(STAMP)
 	DATABASE_URL=$$AIPLANE_TEST_DATABASE_URL AIPLANE_DATABASE_TESTS_ONLY=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" tests/accounts tests/gateway
 
+# ruff (with complexity held at 12), mypy, and import-linter's layer rules (pyproject.toml).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 # The long forms of the property-based fuzzers of /api/v0 and /v1 (`make test` runs the short ones).
 fuzz: $(STAMP)
