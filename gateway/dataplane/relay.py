@@ -46,7 +46,7 @@ from gateway.dialects.stored_state import RequestState
 from gateway.observability.records import Entry
 from gateway.runtime.registry import Upstream
 from gateway.runtime.settings import Timeouts
-from gateway.runtime.upstream import CLOSING, Closing, wait_closed
+from gateway.runtime.upstream import CLOSING, USED, Closing, close_used, wait_closed
 
 log = logging.getLogger("aiplane.gateway")
 
@@ -142,6 +142,9 @@ class Relay:
     ) -> None:
         closing: Closing = []
         CLOSING.set(closing)
+        used: list[Any] = []
+        USED.set(used)
+        clean = False
         try:
             if self.gone.done():
                 self._mark_cancelled()
@@ -159,12 +162,15 @@ class Relay:
             )
             payload = await self._payload(self.plan.body, large)
             await self._relay(payload, self.plan.path)
+            clean = self._abort is None
         finally:
             self.active = False
             if self._watchdog is not None:
                 self._watchdog.forget(self)
             self.gone.remove_done_callback(self._client_left)
             try:
+                if not clean and used:
+                    close_used(used)
                 if closing:
                     await wait_closed(closing)
             finally:

@@ -24,6 +24,20 @@ Closing = list[tuple[asyncio.Future[None], Any]]
 
 CLOSING: contextvars.ContextVar[Closing] = contextvars.ContextVar("closing")
 
+# The connections a relay's requests were sent on, filled in when aiohttp readies one for a
+# request (in the relay's task). A request cut short while its body was still being written is
+# closed by aiohttp's writer task, a task of its own that runs after the relay's cancel: the
+# relay closes what it used itself, so that it never hands its slot on before that close.
+USED: contextvars.ContextVar[list[Any]] = contextvars.ContextVar("used")
+
+
+def close_used(used: list[Any]) -> None:
+    """Close every connection a cut-short relay sent on that is still open (registering each in
+    CLOSING, for wait_closed); one that answered in full went back to the pool and is left."""
+    for protocol in used:
+        if protocol.transport is not None:
+            protocol.close()
+
 
 async def wait_closed(closing: Closing) -> None:
     """Wait until the connections a relay closed are closed, their FIN sent.
@@ -54,6 +68,12 @@ class _ResponseHandler(ResponseHandler):
     with its slot held); its pure-Python parser fails the reader. This hands the parser's error
     to the reader, so every malformed answer ends at once.
     """
+
+    def set_response_params(self, **params: Any) -> None:
+        used = USED.get(None)
+        if used is not None:
+            used.append(self)
+        super().set_response_params(**params)
 
     def close(self) -> None:
         self._closing()
