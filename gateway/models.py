@@ -17,6 +17,11 @@ class Backend(models.Model):
     )
     api_key_encrypted = models.TextField(blank=True, default="")
     max_inflight = models.PositiveIntegerField(default=16)
+    # max_inflight "auto": the limit is learned from the engine (gateway/engines/capacity.py),
+    # within floor..ceiling; max_inflight keeps the fixed number for when it is fixed again.
+    capacity_auto = models.BooleanField(default=False)
+    capacity_floor = models.PositiveIntegerField(default=1)
+    capacity_ceiling = models.PositiveIntegerField(default=256)
     weight = models.PositiveIntegerField(default=1)
     enabled = models.BooleanField(default=True)
     health_path = models.CharField(max_length=200, blank=True, default="/health")

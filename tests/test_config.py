@@ -307,7 +307,8 @@ def test_every_refusal_names_its_line_and_column_and_nothing_changes(installed, 
         f'{path}:8:15: groups[1].priority: Priority must be "low", "medium", "high" or null.',
         f"{path}:11:15: backends[0].base_url: base_url must be an http:// or https:// URL.",
         f"{path}:14:5: backends[1].max_inflght: Unknown field 'max_inflght'; there are name,"
-        " base_url, api_key, max_inflight, weight, enabled, health_path, models, aliases,"
+        " base_url, api_key, max_inflight, capacity_floor, capacity_ceiling, weight, enabled,"
+        " health_path, models, aliases,"
         " priority, surfaces, store_responses.",
         f"{path}:17:55: backends[2].priority.mapping.low: Priority value for 'low' must be an"
         " integer.",

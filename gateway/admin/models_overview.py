@@ -9,6 +9,7 @@ from aiplane.catalog import setting
 from gateway.admin.selectors import load_topology
 from gateway.engines.priority_forwarding import explain_mapping
 from gateway.observability.live_queue import shared_inflight
+from gateway.runtime.capacity import Capacity
 from gateway.runtime.last_errors import LastErrors
 from gateway.runtime.registry import PoolSpec, Snapshot, Upstream
 from gateway.runtime.runtime import current_runtime
@@ -23,6 +24,7 @@ def models_overview() -> dict[str, Any]:
     """
     rt = current_runtime()
     shared: dict[str, int] | None = None
+    capacity = rt.capacity if rt is not None else None
     if rt is not None:
         snapshot, errors, running = rt.snapshot, rt.errors, True
         # With shared admission, a backend's in-flight is every process's, as on the live queue.
@@ -32,7 +34,10 @@ def models_overview() -> dict[str, Any]:
     models = []
     by_name = sorted(snapshot.index.items(), key=lambda item: (item[0][1], item[0][0]))
     for (kind, name), entries in by_name:
-        routes = [_route(pool, up, target, errors, running, shared) for pool, up, target in entries]
+        routes = [
+            _route(pool, up, target, errors, running, shared, capacity)
+            for pool, up, target in entries
+        ]
         usable = [r for r in routes if r["enabled"] and r["healthy"] is not False]
         status = "ok" if len(usable) == len(routes) else "degraded" if usable else "down"
         models.append({"name": name, "kind": kind, "status": status, "routes": routes})
@@ -50,6 +55,7 @@ def _route(
     errors: LastErrors,
     running: bool,
     shared: dict[str, int] | None,
+    capacity: Capacity | None,
 ) -> dict[str, Any]:
     spec, slot = up.spec, up.slot
     failure = errors.get(up.name)
@@ -64,6 +70,7 @@ def _route(
         "healthy": slot.healthy if running else None,
         "inflight": inflight if running else None,
         "max_inflight": slot.max_inflight,
+        "capacity": capacity.describe(up.name, slot) if capacity is not None else None,
         "profile": spec.profile.to_json() if spec.profile else None,
         "priority": spec.priority_mode.to_json(),
         "priority_forwarded": up.mapping is not None,

@@ -94,6 +94,11 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     if "models" in fields:
         fields["served_models"] = fields.pop("models")
     pools = fields.pop("pools", None)
+    if "max_inflight" in fields:
+        limit = fields.pop("max_inflight")
+        backend.capacity_auto = limit == "auto"
+        if limit != "auto":  # "auto" keeps the fixed number for when it is fixed again
+            backend.max_inflight = limit
     if "priority" in fields:
         fields["priority_mode"] = fields.pop("priority")
     elif not backend.priority_mode:

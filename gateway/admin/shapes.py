@@ -39,7 +39,9 @@ def backend_state(b: Backend) -> dict[str, Any]:
         "name": b.name,
         "base_url": b.base_url,
         "api_key": audit.masked(b.api_key_encrypted),
-        "max_inflight": b.max_inflight,
+        "max_inflight": "auto" if b.capacity_auto else b.max_inflight,
+        "capacity_floor": b.capacity_floor,
+        "capacity_ceiling": b.capacity_ceiling,
         "weight": b.weight,
         "enabled": b.enabled,
         "health_path": b.health_path,
@@ -81,6 +83,7 @@ def backend_out(b: Backend, live: dict[str, Any] | None = None) -> dict[str, Any
         "pools": sorted(p.name for p in b.pools.all()),
         "healthy": state.get("healthy"),
         "inflight": state.get("inflight"),
+        "capacity": state.get("capacity"),
     }
 
 

@@ -53,7 +53,11 @@ def _live_state() -> dict[str, dict[str, Any]]:
     slots = list(rt.slots.items())
     shared = shared_inflight(rt.queue, [name for name, _ in slots]) or {}
     return {
-        name: {"inflight": shared.get(name, slot.inflight), "healthy": slot.healthy}
+        name: {
+            "inflight": shared.get(name, slot.inflight),
+            "healthy": slot.healthy,
+            "capacity": rt.capacity.describe(name, slot),
+        }
         for name, slot in slots
     }
 

@@ -397,6 +397,10 @@ class AdmissionQueue:
         # least_inflight: lowest load relative to capacity and weight; ties keep topology order.
         return min(free, key=lambda t: t.slot.inflight / (t.slot.max_inflight * t.slot.weight))
 
+    def contended(self, slot: Slot) -> bool:
+        """Does anyone wait who could use this backend now (its learned capacity binds)?"""
+        return self._contended(slot)
+
     def _contended(self, slot: Slot) -> bool:
         """Does anyone already wait who could use this backend now? Then a newcomer takes its turn.
 

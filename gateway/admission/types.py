@@ -52,6 +52,7 @@ class Slot:
     healthy: bool = True
     inflight: int = 0
     removed: bool = False
+    auto: bool = False  # max_inflight is learned, not configured (gateway/runtime/capacity.py)
 
     @property
     def usable(self) -> bool:

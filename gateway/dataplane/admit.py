@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -119,6 +120,25 @@ async def _relayed(
     finally:
         if record.outcome == Outcome.UPSTREAM_ERROR:  # broken mid-answer
             rt.errors.note(up.name, record.error or "", "request")
+        if up.spec.capacity_auto:
+            _latency(rt, relay, up)
+
+
+def _latency(rt: Runtime, relay: Relay, up: Upstream) -> None:
+    """What a learned capacity hears of a request (gateway/runtime/capacity.py): a stream's
+    time to its first byte after dispatch and between its chunks; a whole answer's time per
+    output token (its first byte is its end, so it says nothing of the engine's queue)."""
+    record = relay.record
+    if record.first_byte_ms is None:
+        return
+    after_first = time.time() - record.started - record.first_byte_ms / 1000
+    if relay.body_kind == "events":
+        ttfb = max(0.0, (record.first_byte_ms - record.queue_ms) / 1000)
+        per_chunk = after_first / (relay.chunks - 1) if relay.chunks > 1 else None
+        rt.capacity.answered(up.name, ttfb, per_chunk)
+    elif record.output_tokens:
+        whole = (record.first_byte_ms - record.queue_ms) / 1000 + after_first
+        rt.capacity.answered(up.name, None, whole / record.output_tokens)
 
 
 def _retry(

@@ -95,8 +95,8 @@ class Relay:
 
     __slots__ = (
         "_abort", "_last", "_loop", "_mark", "_pending", "_reached", "_sending", "_task",
-        "_watchdog", "acquired", "active", "body_kind", "extra_headers", "gone", "plan", "record",
-        "send", "session", "started", "state", "ticket", "timeouts", "upstream",
+        "_watchdog", "acquired", "active", "body_kind", "chunks", "extra_headers", "gone", "plan",
+        "record", "send", "session", "started", "state", "ticket", "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -127,6 +127,7 @@ class Relay:
         self.started = False  # the client's answer has begun (its status line is gone)
         self.active = False
         self.body_kind = ""
+        self.chunks = 0  # passed to the client, for a learned capacity's time per chunk
         self.plan: Plan = Plan("", {})  # the surface's, made at the final dispatch boundary
         self._abort: int | None = None
         self._task: asyncio.Task[Any] | None = None
@@ -428,6 +429,7 @@ class Relay:
         await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
         self._sending = False
         self._last = chunk
+        self.chunks += 1
         self._mark = loop.time()
 
     async def _start(

@@ -64,6 +64,7 @@ class Tuning:
     tpot_tolerance: float = 3.0  # a window's time per chunk this much slower: a fall
     window_secs: float = 1.0  # latency samples are judged per window of this length
     min_samples: int = 4  # a window with fewer is not judged
+    lie_margin: float = 0.05  # metrics are doubted only beyond the tolerance plus this (s)
     baseline_decay: float = 1.02  # per window, unloaded levels drift up (the model may change)
 
 
@@ -104,6 +105,7 @@ class CapacityController:
         self._ttfb_base: float | None = None
         self._tpot_base: float | None = None
         self._lying = False
+        self._doubted = False  # the last window doubted the metrics
         self._tpot_slow = False  # the last window's time per chunk beyond its tolerance
 
     # ----- inputs -------------------------------------------------------------------------
@@ -155,19 +157,30 @@ class CapacityController:
 
     def _judge(self, window: _Window, *, inflight: int, demand: bool, now: float) -> None:
         t = self.tuning
+        # The window's median is where latency is; its fastest request is what the engine does
+        # unloaded (some request always finds it free, until it queues for good).
         ttfb, tpot = _median(window.ttfb), _median(window.tpot)
         ttfb_slow = tpot_slow = False
         if ttfb is not None:
-            base = self._ttfb_base = _baseline(self._ttfb_base, ttfb, t.baseline_decay)
+            base = self._ttfb_base = _baseline(self._ttfb_base, min(window.ttfb), t.baseline_decay)
             ttfb_slow = ttfb > t.ttfb_tolerance * base + 0.01  # 10 ms: noise, an instant engine
         if tpot is not None:
-            base = self._tpot_base = _baseline(self._tpot_base, tpot, t.baseline_decay)
+            base = self._tpot_base = _baseline(self._tpot_base, min(window.tpot), t.baseline_decay)
             tpot_slow = tpot > t.tpot_tolerance * base + 0.002
         self._tpot_slow = tpot_slow
         if self.mode == METRICS or self._lying:
-            # "Nothing waits" while the first byte takes several times its unloaded time: the
-            # engine queues where its gauges do not show it. Latency decides until they agree.
-            self._lying = ttfb_slow and self.gauges is not None and self.gauges.waiting == 0
+            # "Nothing waits" while the first byte takes several times its unloaded time, two
+            # windows in a row and by more than a busy gateway's own delay: the engine queues
+            # where its gauges do not show it. Latency decides until they agree again.
+            doubted = (
+                ttfb is not None
+                and self._ttfb_base is not None
+                and ttfb > t.ttfb_tolerance * self._ttfb_base + t.lie_margin
+                and self.gauges is not None
+                and self.gauges.waiting == 0
+            )
+            self._lying = doubted and (self._doubted or self._lying)
+            self._doubted = doubted
             if not self._lying:
                 return  # metrics mode (again, from the next reading)
             self.mode = LATENCY

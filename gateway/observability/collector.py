@@ -38,6 +38,7 @@ class GatewayCollector(Collector):
         live = [] if rt is None else [rt]  # the sums below read as zeros without one
         yield from _queue_families(live)
         yield from _backend_families(live)
+        yield from _learned_families(live)
         yield from _shared_families(live)
         yield from _token_families(live)
         yield _refusal_family(live)
@@ -108,7 +109,10 @@ def _backend_families(live: list[Any]) -> Iterator[Metric]:
         "aiplane_backend_inflight", "Requests running on a backend.", labels=["backend"]
     )
     capacity = GaugeMetricFamily(
-        "aiplane_backend_capacity", "A backend's max_inflight.", labels=["backend"]
+        "aiplane_backend_capacity",
+        "A backend's max_inflight in force: the configured one, or the limit learned from its "
+        "engine (max_inflight auto).",
+        labels=["backend"],
     )
     counting = GaugeMetricFamily(
         "aiplane_backend_counting",
@@ -136,6 +140,41 @@ def _backend_families(live: list[Any]) -> Iterator[Metric]:
         healthy.add_metric([bname], ok)
         counting.add_metric([bname], counts)
     yield from (inflight, capacity, healthy, counting)
+
+
+def _learned_families(live: list[Any]) -> Iterator[Metric]:
+    """Learned capacity (max_inflight auto): the engine's own gauges as last read, and how often
+    the limit moved; no per-user label."""
+    waiting = GaugeMetricFamily(
+        "aiplane_backend_engine_waiting",
+        "Requests waiting in the engine's own queue, as its /metrics said when last read.",
+        labels=["backend"],
+    )
+    kv = GaugeMetricFamily(
+        "aiplane_backend_engine_kv_usage",
+        "The engine's KV cache in use (1 = full), as its /metrics said when last read.",
+        labels=["backend"],
+    )
+    changes = CounterMetricFamily(
+        "aiplane_backend_capacity_changes",
+        "How often a learned limit moved.",
+        labels=["backend"],
+    )
+    stale = GaugeMetricFamily(
+        "aiplane_backend_capacity_from_latency",
+        "1 while a learned limit follows latency alone (no engine metrics, or stale or lying).",
+        labels=["backend"],
+    )
+    for rt in live:
+        for bname, learned in sorted(rt.capacity.learned.items()):
+            controller, gauges = learned.controller, learned.controller.gauges
+            if gauges is not None:
+                waiting.add_metric([bname], gauges.waiting)
+                if gauges.kv_usage is not None:
+                    kv.add_metric([bname], gauges.kv_usage)
+            changes.add_metric([bname], controller.changes)
+            stale.add_metric([bname], 1 if controller.mode == "latency" else 0)
+    yield from (waiting, kv, changes, stale)
 
 
 def _shared_families(live: list[Any]) -> Iterator[Metric]:

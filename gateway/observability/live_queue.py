@@ -91,6 +91,7 @@ def queue_state(rt: Any) -> dict[str, Any]:
             "max_inflight": slot.max_inflight,
             "healthy": slot.healthy,
             "enabled": slot.enabled,
+            "capacity": rt.capacity.describe(name, slot),
         }
         for name, slot in sorted(rt.slots.items())
         if not slot.removed

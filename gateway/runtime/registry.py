@@ -39,6 +39,10 @@ class BackendSpec:
     base_url: str
     api_key: str = ""
     max_inflight: int = 16
+    # Learned from the engine within floor..ceiling (max_inflight "auto"); else max_inflight.
+    capacity_auto: bool = False
+    capacity_floor: int = 1
+    capacity_ceiling: int = 256
     weight: int = 1
     enabled: bool = True
     health_path: str = "/health"
@@ -137,6 +141,18 @@ def _usable_url(b: BackendSpec) -> bool:
     return True
 
 
+def _set_capacity(slot: Slot, b: BackendSpec) -> None:
+    """A fixed limit is the configured one; a learned one stays what the capacity controller
+    set (gateway/runtime/capacity.py) across reloads, within its bounds, and a backend that
+    becomes auto starts from a cold start, at its floor."""
+    if not b.capacity_auto:
+        slot.auto, slot.max_inflight = False, max(1, b.max_inflight)
+        return
+    if not slot.auto:
+        slot.auto, slot.max_inflight = True, b.capacity_floor
+    slot.max_inflight = max(b.capacity_floor, min(b.capacity_ceiling, slot.max_inflight))
+
+
 def _root_of(base_url: str) -> str:
     return base_url[:-3] if base_url.endswith("/v1") else base_url
 
@@ -152,7 +168,7 @@ class Snapshot:
             slot = slots.get(b.name)
             if slot is None:
                 slot = slots[b.name] = Slot(b.name)
-            slot.max_inflight = max(1, b.max_inflight)
+            _set_capacity(slot, b)
             slot.weight = max(1, b.weight)
             # A base URL saved before it was checked may be one no client takes: such a backend
             # serves nothing (callers get no_healthy_backend), rather than a 500 per request.

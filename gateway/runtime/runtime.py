@@ -27,6 +27,7 @@ from gateway.dialects.stored_state import MemoryOwners, Owners
 from gateway.engines.detection import ProbeFailure, check_models, detect_engine
 from gateway.engines.health import HealthTracker, check_health
 from gateway.observability.queue_metrics import QueueMetrics
+from gateway.runtime.capacity import Capacity
 from gateway.runtime.count_seats import CountSeats
 from gateway.runtime.last_errors import LastErrors
 from gateway.runtime.registry import Snapshot, Topology
@@ -113,6 +114,8 @@ class Runtime:
         self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
         # Each backend's last failure (a probe or a request), for the administrators' Models page.
+        # Learned limits of the max_inflight "auto" backends (gateway/runtime/capacity.py).
+        self.capacity = Capacity()
         self.errors = LastErrors(secrets_of=self._secrets_of)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
@@ -177,6 +180,7 @@ class Runtime:
         if before is not None and before is not self and before.started:
             log.warning("a second gateway runtime started in this process; it replaces the first")
         self._spawn(self._dispatch_loop())
+        self._spawn(self._capacity_loop())
         for job in self.jobs:
             self._spawn(job())
         if self.background:
@@ -317,6 +321,20 @@ class Runtime:
                     self._on_tick()
             except Exception:
                 log.exception("dispatch pass failed")
+
+    async def _capacity_loop(self) -> None:
+        """The learned limits of the `max_inflight: auto` backends (gateway/runtime/capacity.py),
+        a few times a second, off the request path."""
+        capacity = self.capacity
+        while True:
+            await asyncio.sleep(capacity.tuning.interval)
+            upstreams = self.snapshot.upstreams.values()
+            if not any(up.spec.capacity_auto for up in upstreams) and not capacity.learned:
+                continue
+            try:
+                await capacity.tick(upstreams, self.queue, self.probe_client)
+            except Exception:
+                log.exception("the capacity pass failed")
 
     async def _reload_loop(self) -> None:
         """Pick up changes made elsewhere (another aiplane process on the same database)."""

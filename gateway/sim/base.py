@@ -38,9 +38,20 @@ from gateway.sim.wire import (
     Handler,
     decode,
     encode,
+    forever,
     read_body,
     send_bytes,
 )
+
+# The metrics faults that are a whole body of their own (SimConfig.metrics_fault).
+METRICS_BODIES: dict[str, tuple[int, bytes]] = {
+    "garbage": (200, b"\x00\xff<html>not metrics</html>\n{{{\n"),
+    "huge": (200, b"# padding\n" * (5 << 20)),
+    "negative": (200, b"vllm:num_requests_running -3\nvllm:num_requests_waiting -1\n"),
+    "nan": (200, b"vllm:num_requests_running NaN\nvllm:num_requests_waiting 0\n"),
+    "error": (500, b"Internal Server Error"),
+    "hang": (200, b""),
+}
 
 
 class EngineBase:
@@ -87,6 +98,7 @@ class EngineBase:
             "cancelled": self._cancelled,
             "rejected": slots.rejected,
             "evicted": slots.evicted,
+            **(self.gpu.stats() if self.gpu is not None else {}),
         }
 
     def records(self) -> list[dict[str, Any]]:
@@ -103,6 +115,8 @@ class EngineBase:
         self._total = 0
         self._cancelled = 0
         self.slots.reset()
+        if self.gpu is not None:
+            self.gpu.reset_maxima()
         self._max_open_seen = self._open_count
         self._fail_next = 0
         self._fail_status = 503
@@ -256,18 +270,28 @@ class EngineBase:
     async def _metrics(self, scope: Scope, receive: Receive, send: Send) -> None:
         """GET /metrics in the configured engine's shape: the simulated GPU's gauges, or the
         slots' (no KV cache to tell of); 404 without, as SGLang without --enable-metrics."""
-        shape = self.config.metrics
+        shape, fault = self.config.metrics, self.config.metrics_fault
         if shape == "none":
             await send_bytes(send, 404, b'{"detail":"Not Found"}')
             return
-        model = self.config.models[0] if self.config.models else "sim"
-        if self.gpu is not None:
-            text = self.gpu.metrics(shape, model)
-        else:
-            text = exposition(
-                shape, running=self.slots.inflight, waiting=self.slots.waiting, kv_usage=None,
-                model=model,
-            )  # fmt: skip
+        if fault in METRICS_BODIES:
+            if fault == "hang":
+                await forever()
+            status, body = METRICS_BODIES[fault]
+            await send_bytes(send, status, body, b"text/plain")
+            return
+        gpu, slots = self.gpu, self.slots
+        running, waiting = (
+            (len(gpu.running), len(gpu.waiting)) if gpu else (slots.inflight, slots.waiting)
+        )
+        text = exposition(
+            shape,
+            running=running,
+            waiting=0 if fault == "zero-waiting" else waiting,
+            kv_usage=gpu.kv_usage if gpu else None,
+            preemptions=gpu.preemptions if gpu else 0,
+            model=self.config.models[0] if self.config.models else "sim",
+        )
         await send_bytes(send, 200, text.encode(), b"text/plain; version=0.0.4; charset=utf-8")
 
     async def _health(self, scope: Scope, receive: Receive, send: Send) -> None:

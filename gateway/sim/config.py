@@ -96,6 +96,9 @@ class SimConfig:
     # GET /metrics in this engine's shape ("vllm", "sglang", "llamacpp"); "none": 404, as an
     # engine started without metrics (SGLang without --enable-metrics) answers.
     metrics: str = "none"
+    # Metrics that go wrong, for the gateway's tests: "garbage", "huge" (50 MB), "hang",
+    # "negative", "nan", "zero-waiting" (a queue it hides), "error" (500); "none": as they are.
+    metrics_fault: str = "none"
 
 
 METRICS_SHAPES = ("none", "vllm", "sglang", "llamacpp")
@@ -152,6 +155,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "gpu_step_ms_per_seq": (int, float),
     "gpu_prefill_ms_per_1k": (int, float),
     "metrics": (str,),
+    "metrics_fault": (str,),
 }
 
 
@@ -179,6 +183,14 @@ def _metrics_shape(name: str, value: Any) -> None:
         raise ValueError(f"metrics must be one of {', '.join(METRICS_SHAPES)}")
 
 
+METRICS_FAULTS = ("none", "garbage", "huge", "hang", "negative", "nan", "zero-waiting", "error")
+
+
+def _metrics_fault(name: str, value: Any) -> None:
+    if value not in METRICS_FAULTS:
+        raise ValueError(f"metrics_fault must be one of {', '.join(METRICS_FAULTS)}")
+
+
 def _at_least_one(name: str, value: Any) -> None:
     if value < 1:
         raise ValueError("tool_calls must be at least 1")
@@ -203,6 +215,7 @@ _FIELD_CHECKS: dict[str, tuple[Callable[[str, Any], None], ...]] = {
     "gpu_step_ms_per_seq": (_non_negative,),
     "gpu_prefill_ms_per_1k": (_non_negative,),
     "metrics": (_metrics_shape,),
+    "metrics_fault": (_metrics_fault,),
 }
 
 # The engine's failure injection, set beside the configuration (POST /sim/config).

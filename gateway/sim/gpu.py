@@ -91,6 +91,20 @@ class Gpu:
     def kv_usage(self) -> float:
         return min(1.0, self.kv_used / max(1, self.config.kv_tokens))
 
+    def stats(self) -> dict[str, int]:
+        """The GPU's counts for /sim/stats: what runs and waits now, the most seen, preemptions
+        (the maxima restart with `reset_maxima`)."""
+        return {
+            "gpu_running": len(self.running),
+            "gpu_waiting": len(self.waiting),
+            "gpu_max_running_seen": self.max_running_seen,
+            "gpu_max_waiting_seen": self.max_waiting_seen,
+            "gpu_preemptions": self.preemptions,
+        }
+
+    def reset_maxima(self) -> None:
+        self.max_running_seen, self.max_waiting_seen = len(self.running), len(self.waiting)
+
     # ----- one generation -------------------------------------------------------------------
 
     async def generate(self, prompt_tokens: int, max_tokens: int) -> AsyncGenerator[int, None]:

@@ -129,6 +129,8 @@ BACKEND_FIELDS = (
     "base_url",
     "api_key",
     "max_inflight",
+    "capacity_floor",
+    "capacity_ceiling",
     "weight",
     "enabled",
     "health_path",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from gateway.admin.serializers.topology import EngineProfileOut, PriorityModeOut
+from gateway.admin.serializers.topology import CapacityOut, EngineProfileOut, PriorityModeOut
 
 # ----- the models overview -----------------------------------------------------------------
 
@@ -32,7 +32,8 @@ class ModelRouteOut(serializers.Serializer):
     enabled = serializers.BooleanField()
     healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")
     inflight = serializers.IntegerField(allow_null=True)
-    max_inflight = serializers.IntegerField()
+    max_inflight = serializers.IntegerField(help_text="The limit in force (learned when auto).")
+    capacity = CapacityOut(allow_null=True, help_text="The learned limit; null unless auto.")
     profile = EngineProfileOut(allow_null=True, help_text="The detected engine; null before.")
     priority = PriorityModeOut()
     priority_forwarded = serializers.BooleanField(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from gateway.admin.serializers.topology import CapacityOut
 from gateway.admission.schedulers import SCHEDULERS
 from gateway.core.classes import CLASS_NAMES
 
@@ -16,6 +17,7 @@ class QueueBackendOut(serializers.Serializer):
     max_inflight = serializers.IntegerField()
     healthy = serializers.BooleanField()
     enabled = serializers.BooleanField()
+    capacity = CapacityOut(allow_null=True, help_text="The learned limit; null unless auto.")
 
 
 class QueueWaiterOut(serializers.Serializer):

@@ -29,6 +29,33 @@ from gateway.admin.serializers.fields import (
 )
 from gateway.models import KINDS, STRATEGIES, Backend, Pool
 
+MAX_INFLIGHT = 100_000
+_MAX_INFLIGHT_SCHEMA = {
+    "oneOf": [
+        {"type": "integer", "minimum": 1, "maximum": MAX_INFLIGHT},
+        {"type": "string", "enum": ["auto"]},
+    ]
+}
+
+
+@extend_schema_field(_MAX_INFLIGHT_SCHEMA)
+class MaxInflightField(StrictField):
+    """A fixed limit (1..100000), or "auto": learned from the engine within the backend's
+    capacity_floor..capacity_ceiling."""
+
+    def to_internal_value(self, data: Any) -> int | str:
+        if data == "auto":
+            return "auto"
+        if isinstance(data, bool) or not isinstance(data, int) or not 1 <= data <= MAX_INFLIGHT:
+            raise refuse(f'max_inflight must be an integer from 1 to {MAX_INFLIGHT}, or "auto".')
+        return data
+
+
+@extend_schema_field(_MAX_INFLIGHT_SCHEMA)
+class MaxInflightOut(serializers.Field):
+    def to_representation(self, value: Any) -> Any:
+        return value
+
 
 class PoolNamesField(NameListField):
     def known(self, names: list[str]) -> set[str]:
@@ -41,7 +68,15 @@ class BackendIn(JsonObjectSerializer):
     name = NameField()
     base_url = BaseUrlField(required=False, help_text="Required for a new backend.")
     api_key = ApiKeyField(required=False, allow_null=True)
-    max_inflight = IntegerRangeField(lo=1, hi=100_000, required=False)
+    max_inflight = MaxInflightField(
+        required=False, help_text='A fixed number, or "auto": learned from the engine.'
+    )
+    capacity_floor = IntegerRangeField(
+        lo=1, hi=MAX_INFLIGHT, required=False, help_text='"auto" never goes below this.'
+    )
+    capacity_ceiling = IntegerRangeField(
+        lo=1, hi=MAX_INFLIGHT, required=False, help_text='"auto" never goes above this.'
+    )
     weight = IntegerRangeField(lo=1, hi=1000, required=False)
     enabled = BoolField(required=False)
     health_path = HealthPathField(required=False)
@@ -62,10 +97,18 @@ class BackendIn(JsonObjectSerializer):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "base_url" not in attrs and not Backend.objects.filter(name=attrs["name"]).exists():
+        stored = Backend.objects.filter(name=attrs["name"]).first()
+        if "base_url" not in attrs and stored is None:
             raise ValidationError(
                 {"base_url": [ErrorDetail("A new backend needs a base_url.", code="invalid_url")]}
             )
+        known = stored or Backend()
+        floor = attrs.get("capacity_floor", known.capacity_floor)
+        ceiling = attrs.get("capacity_ceiling", known.capacity_ceiling)
+        if floor > ceiling:
+            field = "capacity_floor" if "capacity_floor" in attrs else "capacity_ceiling"
+            message = f"capacity_floor ({floor}) must not be above capacity_ceiling ({ceiling})."
+            raise ValidationError({field: [ErrorDetail(message, code="invalid")]})
         return attrs
 
 
@@ -89,11 +132,31 @@ class PriorityModeOut(serializers.DictField):
     pass
 
 
+class CapacityOut(serializers.Serializer):
+    """A learned limit as this process's gateway holds it now."""
+
+    limit = serializers.IntegerField(help_text="The limit in force.")
+    reason = serializers.ChoiceField(
+        choices=("metrics", "latency", "stale", "floor", "ceiling"),
+        help_text="Why it is there: the engine's gauges, latency alone, stale metrics (held "
+        "at what runs), or a bound.",
+    )
+    mode = serializers.ChoiceField(choices=("metrics", "latency"))
+    engine_running = serializers.FloatField(allow_null=True)
+    engine_waiting = serializers.FloatField(allow_null=True)
+    engine_kv_usage = serializers.FloatField(allow_null=True)
+    metrics_error = serializers.CharField(
+        allow_null=True, help_text="Why the engine's last metrics could not be used."
+    )
+
+
 class BackendOut(serializers.Serializer):
     name = serializers.CharField()
     base_url = serializers.CharField()
     has_api_key = serializers.BooleanField(help_text="The key itself is never returned.")
-    max_inflight = serializers.IntegerField()
+    max_inflight = MaxInflightOut(help_text='The fixed limit, or "auto" (see capacity).')
+    capacity_floor = serializers.IntegerField()
+    capacity_ceiling = serializers.IntegerField()
     weight = serializers.IntegerField()
     enabled = serializers.BooleanField()
     health_path = serializers.CharField(allow_blank=True)
@@ -117,6 +180,7 @@ class BackendOut(serializers.Serializer):
     pools = serializers.ListField(child=serializers.CharField())
     healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")
     inflight = serializers.IntegerField(allow_null=True)
+    capacity = CapacityOut(allow_null=True, help_text="The learned limit now; null unless auto.")
 
 
 class DetectionOut(serializers.Serializer):

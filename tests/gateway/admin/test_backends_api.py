@@ -74,6 +74,9 @@ def test_putting_a_new_name_creates_the_backend(carol_client: Client) -> None:
         "surfaces": {"messages": "auto", "responses": "auto"},
         "serving": {"messages": "translated", "responses": "translated"},
         "store_responses": False,
+        "capacity_floor": 1,
+        "capacity_ceiling": 256,
+        "capacity": None,
     }
     assert Backend.objects.count() == 1
 
@@ -211,7 +214,9 @@ BAD_MODE = invalid(
 BAD_URL = invalid("base_url must be an http:// or https:// URL.", "invalid_url", "base_url")
 
 BAD_INFLIGHT = invalid(
-    "max_inflight must be an integer from 1 to 100000.", "invalid_value", "max_inflight"
+    'max_inflight must be an integer from 1 to 100000, or "auto".',
+    "invalid_value",
+    "max_inflight",
 )
 
 REFUSED_BACKEND_CHANGES = [
@@ -947,6 +952,8 @@ def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
         "surfaces",
         "store_responses",
         "pools",
+        "capacity_floor",
+        "capacity_ceiling",
     }
     assert components["BackendIn"]["required"] == ["name"]
     assert "api_key" not in components["BackendOut"]["properties"]

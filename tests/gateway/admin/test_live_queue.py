@@ -102,6 +102,7 @@ def test_an_administrator_gets_the_state_at_once_and_an_update_when_a_waiter_com
                     "max_inflight": 1,
                     "healthy": True,
                     "enabled": True,
+                    "capacity": None,
                 }
             ],
             "depth": EMPTY,
@@ -165,7 +166,14 @@ def test_the_admin_queue_api_shows_the_same_picture_as_the_websocket(
         assert picture == pushed
         assert picture["depth"] == {"low": 0, "medium": 1, "high": 0}
         assert picture["backends"] == [
-            {"name": "solo", "inflight": 1, "max_inflight": 1, "healthy": True, "enabled": True}
+            {
+                "name": "solo",
+                "inflight": 1,
+                "max_inflight": 1,
+                "healthy": True,
+                "enabled": True,
+                "capacity": None,
+            }
         ]
         assert [(w["class"], w["user"], w["token"]) for w in picture["waiters"]] == [
             ("medium", "alice", "alice-token")

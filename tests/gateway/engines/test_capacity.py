@@ -182,7 +182,7 @@ def test_a_time_per_chunk_beyond_its_tolerance_is_a_fall_in_latency_mode():
     assert controller.limit == 18
 
 
-def test_zero_waiting_while_the_first_byte_takes_ten_times_longer_is_a_lie():
+def test_zero_waiting_while_the_first_byte_takes_ten_times_longer_twice_is_a_lie():
     controller = CapacityController(1, 64, start=16, tuning=Tuning(window_secs=1.0))
     controller.gauges_read(Gauges(16, 0, None), inflight=16, demand=False, now=0.0)
     answers(controller, ttfb=0.05, now=0.0)
@@ -190,15 +190,20 @@ def test_zero_waiting_while_the_first_byte_takes_ten_times_longer_is_a_lie():
     assert controller.mode == METRICS
 
     answers(controller, ttfb=0.6, now=1.0)
-    controller.gauges_read(Gauges(16, 0, None), inflight=16, demand=True, now=1.9)
-    controller.tick(inflight=16, demand=True, now=2.0)
+    controller.gauges_read(Gauges(16, 0, None), inflight=16, demand=False, now=1.9)
+    controller.tick(inflight=16, demand=False, now=2.0)
+    assert controller.mode == METRICS  # one slow window may be the gateway's own load
+
+    answers(controller, ttfb=0.6, now=2.0)
+    controller.gauges_read(Gauges(16, 0, None), inflight=16, demand=True, now=2.9)
+    controller.tick(inflight=16, demand=True, now=3.0)
 
     assert controller.mode == LATENCY and controller.limit == 14
-    controller.gauges_read(Gauges(14, 0, None), inflight=14, demand=True, now=2.25)
-    assert controller.limit == 14  # the lying gauges no longer open the gate
-    answers(controller, ttfb=0.05, now=2.0)
-    controller.tick(inflight=14, demand=True, now=3.0)
     controller.gauges_read(Gauges(14, 0, None), inflight=14, demand=True, now=3.25)
+    assert controller.limit == 14  # the lying gauges no longer open the gate
+    answers(controller, ttfb=0.05, now=3.0)
+    controller.tick(inflight=14, demand=True, now=4.0)
+    controller.gauges_read(Gauges(14, 0, None), inflight=14, demand=True, now=4.25)
     assert controller.mode == METRICS  # they agree again
 
 
