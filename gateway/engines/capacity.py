@@ -153,6 +153,14 @@ class CapacityController:
             self._window = _Window(started=now)
         return self.limit
 
+    def adopt(self, limit: int, reason: str) -> None:
+        """Take the limit another process learned (the one that owns this backend's limit on
+        the capacity board), so that taking over from it goes on from there: past slow start,
+        since that limit was already found."""
+        self.limit = self._bounded(limit)
+        self.reason = reason or self.reason
+        self._fell = True
+
     # ----- latency --------------------------------------------------------------------------
 
     def _judge(self, window: _Window, *, inflight: int, demand: bool, now: float) -> None:

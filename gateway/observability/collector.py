@@ -167,13 +167,13 @@ def _learned_families(live: list[Any]) -> Iterator[Metric]:
     )
     for rt in live:
         for bname, learned in sorted(rt.capacity.learned.items()):
-            controller, gauges = learned.controller, learned.controller.gauges
-            if gauges is not None:
-                waiting.add_metric([bname], gauges.waiting)
-                if gauges.kv_usage is not None:
-                    kv.add_metric([bname], gauges.kv_usage)
-            changes.add_metric([bname], controller.changes)
-            stale.add_metric([bname], 1 if controller.mode == "latency" else 0)
+            view = rt.capacity.view(bname) or {}
+            if view.get("engine_waiting") is not None:
+                waiting.add_metric([bname], view["engine_waiting"])
+            if view.get("engine_kv_usage") is not None:
+                kv.add_metric([bname], view["engine_kv_usage"])
+            changes.add_metric([bname], learned.controller.changes)
+            stale.add_metric([bname], 1 if view.get("mode") == "latency" else 0)
     yield from (waiting, kv, changes, stale)
 
 

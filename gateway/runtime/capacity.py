@@ -14,6 +14,14 @@ whether the limit binds: our requests fill it, or someone waits who could use it
 The limit applies at once: a higher one hands the new room to waiters (`slot_changed`), a lower
 one stops admission until what runs has ended; nothing is cancelled. A move is logged at info
 level at most every LOG_SECS per backend.
+
+In a group of processes sharing admission on Redis, each learned limit is one value for all of
+them (gateway/admission/shared/capacity_board.py): the process that owns a backend's limit on
+the board alone reads its engine and moves it, judging by what the whole group holds and waits
+there (its own requests' latency stands for the group's, the load being spread over them); the
+others take it from the board each interval, and the admission scripts take it from there at
+every grant. While Redis is away the limits hold where they were, each process admitting its
+share, as for a fixed limit.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from gateway.admission.shared.capacity_board import Post, Posted
 from gateway.admission.types import Slot
 from gateway.engines.capacity import CapacityController, Tuning
 from gateway.engines.gauges import KINDS, MAX_BODY, Gauges, GaugesError, read
@@ -58,6 +67,7 @@ class Learned:
     error: str | None = None  # why the last reading was none
     warned: bool = False
     logged_at: float = -1e9
+    posted: Posted | None = None  # in a group on Redis: the board's row, as of the last post
 
 
 class Capacity:
@@ -72,16 +82,32 @@ class Capacity:
         self.tuning = tuning or Tuning()
         self.clock = clock
         self.learned: dict[str, Learned] = {}
+        self._gone: set[str] = set()  # no longer learned: to be taken off the capacity board
 
     def describe(self, name: str, slot: Slot) -> dict[str, Any] | None:
         """A learned limit for the admin pages: where it is and why, and the engine's gauges as
         last read; None for a fixed limit."""
+        view = self.view(name)
+        return None if view is None else {"limit": slot.max_inflight, **view}
+
+    def view(self, name: str) -> dict[str, Any] | None:
+        """Why a learned limit is where it is, and the engine's gauges as last read: this
+        process's own, or, in a group on Redis, the owner's as it posted them."""
         learned = self.learned.get(name)
         if learned is None:
             return None
+        posted = learned.posted
+        if posted is not None and not posted.leads:
+            return {
+                "reason": posted.reason,
+                "mode": posted.mode,
+                "engine_running": posted.engine_running,
+                "engine_waiting": posted.engine_waiting,
+                "engine_kv_usage": posted.engine_kv_usage,
+                "metrics_error": posted.metrics_error,
+            }
         controller, gauges = learned.controller, learned.controller.gauges
         return {
-            "limit": slot.max_inflight,
             "reason": controller.reason,
             "mode": controller.mode,
             "engine_running": gauges.running if gauges else None,
@@ -108,6 +134,7 @@ class Capacity:
         for name in list(self.learned):
             if name not in names:
                 del self.learned[name]
+                self._gone.add(name)
         for up in auto:
             bounds = (up.spec.capacity_floor, up.spec.capacity_ceiling)
             learned = self.learned.get(up.name)
@@ -118,22 +145,73 @@ class Capacity:
         return auto
 
     async def tick(self, upstreams: Iterable[Upstream], queue: Queue, client: Any) -> None:
-        """One interval: read every auto backend's engine at once, then set each limit."""
+        """One interval: read the engines whose limits this process moves, all at once, step
+        their controllers, then set each limit (in a group on Redis, the one on the board)."""
         auto = self.sync(upstreams)
+        shared = getattr(queue, "shares_capacity", False)
+        if shared and getattr(queue, "fallback", False):
+            return  # Redis is away: the limits hold, each process admitting its share of them
         now = self.clock()
-        due = [up for up in auto if now >= self.learned[up.name].no_metrics_until]
+        moving = [up for up in auto if self._moves(up.name)]
+        due = [up for up in moving if now >= self.learned[up.name].no_metrics_until]
         readings = await asyncio.gather(*(self._read(client, up) for up in due))
         read_now = dict(zip((up.name for up in due), readings, strict=True))
         now = self.clock()
-        for up in auto:
+        for up in moving:
             learned = self.learned[up.name]
-            controller, slot = learned.controller, up.slot
-            demand = slot.inflight >= slot.max_inflight or queue.contended(slot)
+            inflight, demand = self._load(up.slot, learned.posted, queue)
             reading = read_now.get(up.name)
             if reading is not None:
-                controller.gauges_read(reading, inflight=slot.inflight, demand=demand, now=now)
-            controller.tick(inflight=slot.inflight, demand=demand, now=now)
-            self._apply(up, learned, queue, now)
+                learned.controller.gauges_read(reading, inflight=inflight, demand=demand, now=now)
+            learned.controller.tick(inflight=inflight, demand=demand, now=now)
+        if shared:
+            await self._post(auto, queue)
+        for up in auto:
+            self._apply(up, self.learned[up.name], queue, now)
+
+    def _moves(self, name: str) -> bool:
+        """Whether this process moves the limit: alone always; in a group, while it owns it
+        (or nobody posted one yet, so the first post can take it)."""
+        posted = self.learned[name].posted
+        return posted is None or posted.leads
+
+    @staticmethod
+    def _load(slot: Slot, posted: Posted | None, queue: Queue) -> tuple[int, bool]:
+        """What runs there and whether the limit binds: over the whole group when it is on the
+        board (as of the last post), else this process's own."""
+        if posted is not None:
+            held = max(posted.held, slot.inflight)
+            return held, held >= posted.limit or posted.waiting > 0 or queue.contended(slot)
+        return slot.inflight, slot.inflight >= slot.max_inflight or queue.contended(slot)
+
+    async def _post(self, auto: list[Upstream], queue: Any) -> None:
+        """Post the limits on the capacity board and take back each one's owner's."""
+        names = {up.name for up in auto}
+        posts = [self._post_of(up.name) for up in auto]
+        posts += [Post(name, 0) for name in self._gone - names]
+        self._gone &= names  # taken off the board with this post
+        board = await queue.post_capacity(posts)
+        if board is None:
+            return
+        for up in auto:
+            learned = self.learned[up.name]
+            learned.posted = posted = board.get(up.name)
+            if posted is not None and not posted.leads:
+                learned.controller.adopt(posted.limit, posted.reason)
+
+    def _post_of(self, name: str) -> Post:
+        learned = self.learned[name]
+        controller, gauges = learned.controller, learned.controller.gauges
+        return Post(
+            name,
+            controller.limit,
+            reason=controller.reason,
+            mode=controller.mode,
+            engine_running=gauges.running if gauges else None,
+            engine_waiting=gauges.waiting if gauges else None,
+            engine_kv_usage=gauges.kv_usage if gauges else None,
+            metrics_error=learned.error,
+        )
 
     def _apply(self, up: Upstream, learned: Learned, queue: Queue, now: float) -> None:
         slot, limit = up.slot, learned.controller.limit

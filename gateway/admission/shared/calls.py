@@ -22,7 +22,7 @@ from gateway.core.redis_clients import AWAY, REDIS_TIMEOUT, answered
 
 log = logging.getLogger("aiplane.gateway")
 
-SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS")
+SCRIPTS = ("ACQUIRE", "INDEX", "CANCEL", "RELEASE", "PASS", "TAKE", "RENEW", "STATS", "CAPACITY")
 
 Then = Callable[[Any], None]  # what to do with a script's answer
 

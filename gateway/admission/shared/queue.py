@@ -45,6 +45,7 @@ import redis
 from gateway.admission.queue import AdmissionQueue, target_on
 from gateway.admission.schedulers import SchedulerConfig, affinity_bonus
 from gateway.admission.shared.calls import Down, ScriptCalls, Then
+from gateway.admission.shared.capacity_board import Post, Posted, board_args, read_board
 from gateway.admission.shared.keys import (
     Arrivals,
     capacities,
@@ -505,6 +506,27 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         then = partial(AdmissionQueue.slot_changed, self, slot)
         self._call("PASS", capacities(slots), self._grant, then)
+
+    # ----- learned limits ----------------------------------------------------------------------
+
+    shares_capacity = True  # learned limits go on the capacity board (capacity_board.py)
+
+    async def post_capacity(self, posts: list[Post]) -> dict[str, Posted] | None:
+        """Post this process's learned limits and read back the board: each backend's limit
+        (its owner's), and what the group holds and waits there. None while Redis is away: the
+        limits then hold where they are, each process admitting its share of them."""
+        done: asyncio.Future[dict[str, Posted] | None] = asyncio.get_running_loop().create_future()
+
+        def then(answer: Any) -> None:
+            if not done.done():
+                done.set_result(read_board(answer))
+
+        def down() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        self._call("CAPACITY", board_args(posts, int(self.lease_secs * 1000)), then, down)
+        return await done
 
     # ----- liveness, outage and rebuild ------------------------------------------------------
 

@@ -17,6 +17,10 @@ Keys, under a prefix P (default ``aiplane:``):
     P all             zset: every waiting ref -> its class (the shared depth)
     P pw:<process>    set: that process's waiting refs (reaped with it when it dies)
     P g:<process>     hash: ref -> backend, grants to that process it has not taken yet
+    P cap:<backend>   hash: a learned limit (max_inflight "auto") as its owner posted it, with
+                      why and the engine's gauges; while it is there the scripts take its limit
+                      for that backend rather than the caller's (capacity_board.py)
+    P co:<backend>    the process that owns that backend's learned limit (expires unless posted)
     channel P grant:<process>   "take your grants"
 
 Time is Redis's own (TIME), so processes on hosts with different clocks agree on leases.
@@ -63,6 +67,12 @@ TAKE = _COMMON + script(__file__, "take")
 # dead (its waiters were dropped); lost = the refs of its leases that had lapsed and were gone,
 # listed again now; counted = 1 once every other live process has renewed since ME joined.
 RENEW = _COMMON + script(__file__, "renew")
+
+# ARGV: P ME TTL owner_ms n [backend limit reason mode running waiting kv error]*n
+# -> per backend {backend, leads, held, waiting, limit, reason, mode, running, waiting, kv, error}
+# (capacity_board.py): the posted limit is ME's if ME owns it (or no live process did), else
+# the owner's
+CAPACITY = _COMMON + script(__file__, "capacity")
 
 # ARGV: P ME TTL limit n [backend]*n -> {depth_low, depth_medium, depth_high, inflight..., waiters}
 STATS = _COMMON + script(__file__, "stats")

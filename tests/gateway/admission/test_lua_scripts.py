@@ -19,14 +19,15 @@ from gateway.core.lua import script
 from gateway.runtime import state_owners
 
 PINNED = {
-    (scripts, "ACQUIRE"): "d300c0cebb6e3ec4b79d192dee51dbba473ad0db",
-    (scripts, "INDEX"): "e7f081b14a9750c1165a0afe904acb3fe5b4a1a4",
-    (scripts, "CANCEL"): "14236a8ec385a91bf5c3edf13b61e66e7b3d3043",
-    (scripts, "RELEASE"): "4d83cc4c07fafc8f4e9137777f39bd2051a23e19",
-    (scripts, "PASS"): "20c2df03d3c5ef5daca42b675a11a64e666009c7",
-    (scripts, "TAKE"): "b8475dd46eadb32d24d727b4bb9bd7608124c536",
-    (scripts, "RENEW"): "964b41ac4738276c275358858d6f50f6d8c9c2e5",
-    (scripts, "STATS"): "5abe8128bcf1d22dd1f4c2e4663eb0c39a0daf6c",
+    (scripts, "ACQUIRE"): "f9391f57aabbf8b000b966320482bb9c503913a2",
+    (scripts, "INDEX"): "5ab53c14fad23df56acf18ef1e06e4012d40236c",
+    (scripts, "CANCEL"): "1d92337c1eef8aa4dce274665608679346ab7e4c",
+    (scripts, "RELEASE"): "a6b8ab7ef2911a5c0c66ef4df25ddd6bdb8bec3f",
+    (scripts, "PASS"): "cb7efdc4b36301d6105529c04cbcb86e2d9ebcea",
+    (scripts, "TAKE"): "9fb931e169ee68695aebdfe70c7c5b7ad63c9714",
+    (scripts, "RENEW"): "10104c3956ac326db57f4d4ffd84a4f22613d928",
+    (scripts, "STATS"): "44c54ae054f71df9fc9f75d7c27e8a8e381ad681",
+    (scripts, "CAPACITY"): "09b28a6b55d96aae9cd76faf75d09a937e1faa34",
     (shared_allowances, "ADMIT"): "a208f1c7fc57f0d70233a38869f9244d1da21a94",
     (shared_allowances, "SETTLE"): "167ce8bcf55d34dc6c874eb83cc97669aea6bb53",
     (state_owners, "CLAIM"): "5b04c251c71423d8d5a670a9b70c2e29cec1c341",

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -235,6 +236,121 @@ def test_a_high_request_at_one_process_goes_before_lows_waiting_at_another(
         configure(engine, slots=1)
         assert [f.result().status_code for f in futures] == [200] * 5
     assert labels_seen(engine) == ["blocker", "high", "low-1", "low-2", "low-3"]
+
+
+# ----- one learned limit ----------------------------------------------------------------------
+
+
+class Spread:
+    """`n` clients, each sending to the processes in turn, back to back until stopped."""
+
+    def __init__(self, gateways: list[Process], key: str, n: int) -> None:
+        self.stop = threading.Event()
+        self.codes: list[int] = []
+
+        def client(i: int) -> None:
+            turn = i
+            while not self.stop.is_set():
+                turn += 1
+                try:
+                    self.codes.append(gateways[turn % len(gateways)].chat(key, "x").status_code)
+                except httpx.HTTPError:
+                    self.codes.append(0)  # a killed process's clients
+
+        self.threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(n)]
+
+    def __enter__(self) -> Spread:
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(60)
+
+
+def _board(cluster: Cluster, backend: str) -> dict[str, str]:
+    import redis
+
+    with redis.Redis.from_url(cluster.redis_url, decode_responses=True) as client:
+        posted = client.hgetall(f"{cluster.prefix}cap:{backend}")
+        return {**posted, "owner": client.get(f"{cluster.prefix}co:{backend}") or ""}
+
+
+def _posted_limit(cluster: Cluster, backend: str) -> int:
+    return int(_board(cluster, backend).get("limit") or 0)
+
+
+def _limit_at(p: Process, backend: str) -> int:
+    text = HTTP.get(f"http://127.0.0.1:{p.port}/metrics").text
+    line = next(
+        line for line in text.splitlines()
+        if line.startswith(f'aiplane_backend_capacity{{backend="{backend}"}}')
+    )  # fmt: skip
+    return int(float(line.split()[-1]))
+
+
+def _gpu(make_sim: Any, batch: int) -> Any:
+    return make_sim(
+        tokens=12, server_info="vllm", metrics="vllm", gpu_batch=batch, gpu_step_ms=4,
+        gpu_step_ms_per_seq=0.5,
+    )  # fmt: skip
+
+
+def test_three_processes_learn_one_limit_and_the_engine_never_queues_for_long(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    engine = _gpu(make_sim, 6)
+    add_backend("gpu", engine.url, max_inflight="auto", capacity_ceiling=64)
+    key = key_for("ann")
+    gateways = cluster.start(3, key)
+    with Spread(gateways, key, 18) as load:
+        wait_until(lambda: _posted_limit(cluster, "gpu") >= 6, "the limit grows", timeout=60)
+        time.sleep(3)  # slow start's overshoot, and its fall, are behind it
+        httpx.post(engine.url + "/sim/reset").raise_for_status()
+        waiting, limits = [], []
+        for _ in range(30):
+            time.sleep(0.1)
+            waiting.append(engine_stats(engine)["gpu_waiting"])
+            limits.append(_posted_limit(cluster, "gpu"))
+        stats = engine_stats(engine)
+    assert set(load.codes) == {200}
+    # One limit near the engine's batch for the three (each learning its own, they would
+    # admit up to three times what the engine runs).
+    assert all(4 <= limit <= 9 for limit in limits), limits
+    assert stats["gpu_max_running_seen"] == 6  # the engine kept busy
+    assert sorted(waiting)[len(waiting) // 2] == 0, waiting
+    # The load gone, the limit rests, and every process admits by the one on the board.
+    settled = _posted_limit(cluster, "gpu")
+    wait_until(
+        lambda: [_limit_at(p, "gpu") for p in gateways] == [settled] * 3,
+        "every process has the board's limit",
+    )
+    owner = _board(cluster, "gpu")["owner"]
+    assert [owner.startswith(f"{p.pid}-") for p in gateways].count(True) == 1
+
+
+def test_when_the_owner_of_a_learned_limit_dies_another_process_takes_it_over(
+    cluster: Cluster, make_sim: Any
+) -> None:
+    engine = _gpu(make_sim, 6)
+    add_backend("gpu", engine.url, max_inflight="auto", capacity_ceiling=64)
+    key = key_for("ann")
+    gateways = cluster.start(3, key)
+    with Spread(gateways, key, 18):
+        wait_until(lambda: _posted_limit(cluster, "gpu") >= 6, "the limit grows", timeout=60)
+        owner = _board(cluster, "gpu")["owner"]
+        dead = next(p for p in gateways if owner.startswith(f"{p.pid}-"))
+        cluster.kill(dead)
+        wait_until(
+            lambda: _board(cluster, "gpu")["owner"] not in ("", owner),
+            "another process owns the limit", timeout=2 * cluster.lease_secs + 2,
+        )  # fmt: skip
+        assert _posted_limit(cluster, "gpu") >= 4  # taken over where it was, not from the floor
+        # ... and it moves it: the engine's capacity halves, the one limit follows.
+        httpx.post(engine.url + "/sim/config", json={"gpu_batch": 3}).raise_for_status()
+        wait_until(lambda: _posted_limit(cluster, "gpu") <= 4, "the limit falls", timeout=10)
 
 
 # ----- faults ---------------------------------------------------------------------------------

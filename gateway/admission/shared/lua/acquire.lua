@@ -6,7 +6,7 @@ local n = tonumber(ARGV[8])
 local free = {}
 for i = 0, n - 1 do
   local b = ARGV[9 + 3 * i]
-  local cap = tonumber(ARGV[10 + 3 * i])
+  local cap = cap_of(b, tonumber(ARGV[10 + 3 * i]))
   local weight = tonumber(ARGV[11 + 3 * i])
   local c = held(b)
   if c < cap then table.insert(free, {b, c / (cap * weight)}) end

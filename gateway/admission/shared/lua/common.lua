@@ -27,6 +27,14 @@ local function purge(ref)
   if proc then redis.call('SREM', P .. 'pw:' .. proc, ref) end
 end
 
+-- A learned limit (max_inflight "auto") is one value for every process: the one its owner
+-- posted (capacity.lua); a process's own figure counts only where none is posted.
+local function cap_of(b, cap)
+  local posted = redis.call('HGET', P .. 'cap:' .. b, 'limit')
+  if posted then return tonumber(posted) end
+  return cap
+end
+
 local function held(b)
   redis.call('ZREMRANGEBYSCORE', P .. 'l:' .. b, '-inf', NOW)
   return redis.call('ZCARD', P .. 'l:' .. b)
@@ -35,6 +43,7 @@ end
 -- Hand each free slot of backend b to its best live waiter (at most once: the grant purges it).
 local function dispatch(b, cap, out)
   if redis.call('EXISTS', P .. 'settling') == 1 then return end
+  cap = cap_of(b, cap)
   local n = held(b)
   while n < cap do
     local head = redis.call('ZRANGE', P .. 'q:' .. b, 0, 0)[1]
