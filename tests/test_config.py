@@ -110,6 +110,52 @@ def test_a_pool_open_to_everyone_says_so_in_the_file_and_stays_open_through_a_ro
     assert Pool.objects.get(name="big").everyone
 
 
+def test_a_learned_capacity_goes_out_as_auto_with_its_bounds_and_comes_back_unchanged(installed):
+    import_text(
+        """
+        backends:
+          - {name: gpu2, base_url: "http://127.0.0.1:10/v1", max_inflight: auto,
+             capacity_floor: 2, capacity_ceiling: 64}
+        """
+    )
+    gpu2 = Backend.objects.get(name="gpu2")
+    assert (gpu2.capacity_auto, gpu2.capacity_floor, gpu2.capacity_ceiling) == (True, 2, 64)
+    exported = export_text().text
+    backends = {b["name"]: b for b in yaml.safe_load(exported)["backends"]}
+    assert backends["gpu2"]["max_inflight"] == "auto"
+    assert (backends["gpu2"]["capacity_floor"], backends["gpu2"]["capacity_ceiling"]) == (2, 64)
+    assert backends["gpu1"]["max_inflight"] == 16  # a fixed one stays a number
+    before = stamps()
+
+    assert {c.status for c in import_text(exported)} == {"unchanged"}
+    assert stamps() == before
+    # Back to a fixed limit through the file: the bounds stay for the next time it learns.
+    import_text(
+        """
+        backends: [{name: gpu2, base_url: "http://127.0.0.1:10/v1", max_inflight: 8}]
+        """
+    )
+    gpu2.refresh_from_db()
+    assert (gpu2.capacity_auto, gpu2.max_inflight) == (False, 8)
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ({"max_inflight": "automatic"}, "max_inflight"),
+        ({"max_inflight": "auto", "capacity_floor": 0}, "capacity_floor"),
+        ({"max_inflight": "auto", "capacity_floor": 9, "capacity_ceiling": 4}, "capacity_floor"),
+    ],
+)
+def test_a_learned_capacity_the_api_refuses_the_file_refuses_too(installed, entry, field):
+    exported = export_text().text
+    backend = {"name": "gpu2", "base_url": "http://127.0.0.1:10/v1", **entry}
+    with pytest.raises(ConfigRefused) as refused:
+        import_text(yaml.safe_dump({"backends": [backend]}))
+    assert [p.path for p in refused.value.errors] == [("backends", 0, field)]
+    assert export_text().text == exported
+
+
 def test_an_export_after_changes_through_the_api_imports_as_a_no_op(installed, carol_client):
     def put(path: str, body: dict[str, Any]) -> None:
         answer = carol_client.put(path, body, content_type="application/json")
