@@ -151,7 +151,7 @@ def _local_lines(queue: Any) -> tuple[list[dict], list[dict]]:
             score = queue.score(w)
             waiters.append(
                 {
-                    "id": w.seq,
+                    "id": str(w.seq),  # one type with a shared waiter's id
                     "line": lid,
                     "position": position,
                     "class": CLASS_NAMES[w.cls],

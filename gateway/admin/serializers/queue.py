@@ -21,7 +21,10 @@ class QueueBackendOut(serializers.Serializer):
 
 
 class QueueWaiterOut(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(
+        help_text="The waiter's id: its arrival number in this process; with shared admission, "
+        "its id over the group (<process>:<n>)."
+    )
     line = serializers.CharField(help_text="The id of the line it waits in (see lines).")
     position = serializers.IntegerField(help_text="1 = the one its line's next free slot goes to.")
     offset = serializers.IntegerField()
@@ -35,6 +38,9 @@ class QueueWaiterOut(serializers.Serializer):
     model = serializers.CharField(allow_blank=True)
     user = serializers.CharField(allow_blank=True)
     token = serializers.CharField(allow_null=True)
+    process = serializers.CharField(
+        required=False, help_text="With shared admission: the gateway process it waits at."
+    )
 
     def get_fields(self) -> dict[str, serializers.Field]:
         return {**super().get_fields(), "class": serializers.ChoiceField(choices=CLASS_NAMES)}

@@ -93,6 +93,28 @@ def test_the_live_queue_and_metrics_show_every_processs_waiters_and_shared_in_fl
     assert scraped[("aiplane_shared_leases_lost_total", frozenset())] == 0
 
 
+def test_the_admin_queue_api_lists_every_processs_waiters_by_their_shared_ids(
+    shared_gateway: LiveGateway, redis_server: Any, redis_prefix: str, make_sim: Any, carol: Any,
+    login: Any,
+) -> None:
+    # A shared waiter's id is its ref over the group ("<process>:<n>"), not a number: the API's
+    # answer once failed to serialize it (a 500 whenever another process had a waiter).
+    engine = make_sim(slots=4)
+    add_backend("solo", engine.url, max_inflight=1)
+    rt = shared_gateway.runtime
+    wait_until(lambda: "solo" in rt.slots, "the topology is installed")
+    route = rt.snapshot.resolve("chat", "sim-small", frozenset())
+    other = _other_process(redis_server, redis_prefix)
+    assert other.submit(other.waiter(route, cls=LOW, budget=60)) is not None
+    waiter = other.waiter(route, cls=HIGH, budget=60)
+    assert other.submit(waiter) is None
+
+    answer = login(carol).get("/api/v0/admin/queue")
+    assert answer.status_code == 200, answer.content
+    [listed] = answer.json()["waiters"]
+    assert (listed["id"], listed["process"], listed["class"]) == (waiter.ref, other.process, "high")
+
+
 def test_a_topology_change_announced_by_another_process_is_installed_here_at_once(
     shared_gateway: LiveGateway, redis_server: Any, redis_prefix: str, make_sim: Any
 ) -> None:
