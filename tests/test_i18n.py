@@ -143,6 +143,7 @@ def dynamic_ids() -> set[str]:
     """Ids the page scripts build from values the server sends: every value they can meet needs
     its label (a new setting, scheduler, pool strategy or outcome without one shows raw)."""
     from aiplane.catalog import CATALOG
+    from gateway.admin.serializers.topology import CapacityOut
     from gateway.core.classes import CLASS_NAMES
     from gateway.engines.priority_forwarding import MODES
     from gateway.models import KINDS, STRATEGIES
@@ -161,6 +162,7 @@ def dynamic_ids() -> set[str]:
     wanted |= {f"pool-strategy-{_slug(s)}-hint" for s in STRATEGIES}
     wanted |= {f"priority-{name}" for name in CLASS_NAMES}
     wanted |= {f"backend-priority-{'custom' if mode == 'custom' else mode}" for mode in MODES}
+    wanted |= {f"capacity-reason-{reason}" for reason in CapacityOut().fields["reason"].choices}
     outcomes = {*OUTCOMES, "refused", "error", "client_closed", "upstream_error", "unknown"}
     wanted |= {f"outcome-{_slug(outcome)}" for outcome in outcomes}
     return wanted

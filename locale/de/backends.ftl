@@ -147,3 +147,30 @@ backend-serving-translated = { $surface }: in Chat übersetzt
 backend-surface-new = Wird beim Speichern erkannt.
 backend-store-responses = Responses-Zustand für Aufrufer speichern
 backend-store-responses-hint = Lässt eine Engine, die die Responses-API selbst bedient, gespeicherte Antworten und Unterhaltungen behalten (store, previous_response_id). Jede gespeicherte ID bleibt beim Aufrufer, der sie erzeugt hat; der Speicher der Engine enthält trotzdem die Texte aller Aufrufer, also nur für eine Engine einschalten, deren Speicher Sie vertrauen. Aus: Das Gateway sendet store: false und lehnt Anfragen ab, die Zustand brauchen.
+
+## Das Limit gleichzeitiger Anfragen: fest oder von der Engine gelernt (max_inflight auto)
+
+backend-concurrency = Limit gleichzeitiger Anfragen
+backend-concurrency-fixed = Fest
+backend-concurrency-fixed-hint = Sie legen fest, wie viele Anfragen der Server gleichzeitig erhält.
+backend-concurrency-auto = Von der Engine gelernt (auto)
+backend-concurrency-auto-hint = Das Limit folgt der eigenen Warteschlange der Engine, ihrem KV-Cache und der Latenz, immer zwischen Untergrenze und Obergrenze.
+backend-capacity-floor = Untergrenze
+backend-capacity-floor-hint = Auto geht nie darunter, auch wenn die Engine voll ist oder ihre Metriken veraltet sind.
+backend-capacity-ceiling = Obergrenze
+backend-capacity-ceiling-hint = Auto geht nie darüber, wie viel Platz die Engine auch meldet.
+backend-capacity-bounds-invalid = Die Untergrenze ({ $floor }) darf nicht über der Obergrenze ({ $ceiling }) liegen.
+capacity-auto = automatisch
+capacity-auto-range = automatisch ({ $floor }–{ $ceiling })
+capacity-not-learned = Gelerntes Limit noch nicht bekannt.
+capacity-learned = Gelerntes Limit { $limit }, { $reason }
+capacity-reason-metrics = aus den Metriken der Engine
+capacity-reason-latency = aus der Latenz (ohne Metriken)
+capacity-reason-stale = Metriken veraltet: wird gehalten
+capacity-reason-floor = an der Untergrenze
+capacity-reason-ceiling = an der Obergrenze
+capacity-engine = Engine: laufend { $running }, wartend { $waiting }, KV-Cache { $kv }
+capacity-engine-unread = Die Metriken der Engine wurden noch nicht gelesen.
+capacity-kv-unreported = nicht gemeldet
+capacity-kv-percent = { $percent } %
+capacity-metrics-error = Metriken unbrauchbar: { $error }

@@ -147,3 +147,30 @@ backend-serving-translated = { $surface }: translated to chat
 backend-surface-new = Detected when saved.
 backend-store-responses = Keep Responses state for callers
 backend-store-responses-hint = Lets an engine that serves the Responses API itself keep stored responses and conversations (store, previous_response_id). Each stored id stays the caller’s who created it; the engine’s store still holds every caller’s text, so turn it on only for an engine whose store you trust. Off, the gateway sends store: false and refuses requests that need state.
+
+## The concurrency limit: fixed, or learned from the engine (max_inflight auto)
+
+backend-concurrency = Concurrency limit
+backend-concurrency-fixed = Fixed
+backend-concurrency-fixed-hint = You set how many requests the server gets at once.
+backend-concurrency-auto = Learned from the engine (auto)
+backend-concurrency-auto-hint = The limit follows the engine's own waiting queue, KV cache and latency, always between the floor and the ceiling.
+backend-capacity-floor = Floor
+backend-capacity-floor-hint = Auto never goes below this, even while the engine is full or its metrics are stale.
+backend-capacity-ceiling = Ceiling
+backend-capacity-ceiling-hint = Auto never goes above this, however much room the engine reports.
+backend-capacity-bounds-invalid = The floor ({ $floor }) must not be above the ceiling ({ $ceiling }).
+capacity-auto = auto
+capacity-auto-range = auto ({ $floor }–{ $ceiling })
+capacity-not-learned = Learned limit not known yet.
+capacity-learned = Learned limit { $limit }, { $reason }
+capacity-reason-metrics = from the engine's metrics
+capacity-reason-latency = from latency (no metrics)
+capacity-reason-stale = metrics stale: holding
+capacity-reason-floor = at floor
+capacity-reason-ceiling = at ceiling
+capacity-engine = Engine: running { $running }, waiting { $waiting }, KV cache { $kv }
+capacity-engine-unread = The engine's metrics have not been read yet.
+capacity-kv-unreported = not reported
+capacity-kv-percent = { $percent }%
+capacity-metrics-error = Metrics unusable: { $error }

@@ -147,3 +147,30 @@ backend-serving-translated = { $surface }: traducido a chat
 backend-surface-new = Se detecta al guardar.
 backend-store-responses = Guardar el estado de Responses para los llamantes
 backend-store-responses-hint = Permite que un motor que sirve la API Responses por sí mismo guarde respuestas y conversaciones (store, previous_response_id). Cada id guardado sigue siendo de quien lo creó; el almacén del motor guarda aun así los textos de todos, así que actívelo solo para un motor cuyo almacén sea de confianza. Desactivado, la pasarela envía store: false y rechaza las solicitudes que necesitan estado.
+
+## El límite de solicitudes simultáneas: fijo, o aprendido del motor (max_inflight auto)
+
+backend-concurrency = Límite de solicitudes simultáneas
+backend-concurrency-fixed = Fijo
+backend-concurrency-fixed-hint = Usted fija cuántas solicitudes recibe el servidor a la vez.
+backend-concurrency-auto = Aprendido del motor (auto)
+backend-concurrency-auto-hint = El límite sigue la cola de espera propia del motor, su caché KV y la latencia, siempre entre el mínimo y el máximo.
+backend-capacity-floor = Mínimo
+backend-capacity-floor-hint = El modo auto nunca baja de aquí, ni cuando el motor está lleno o sus métricas están desactualizadas.
+backend-capacity-ceiling = Máximo
+backend-capacity-ceiling-hint = El modo auto nunca sube de aquí, por mucho espacio que el motor indique.
+backend-capacity-bounds-invalid = El mínimo ({ $floor }) no puede ser mayor que el máximo ({ $ceiling }).
+capacity-auto = automático
+capacity-auto-range = automático ({ $floor }–{ $ceiling })
+capacity-not-learned = El límite aprendido aún no se conoce.
+capacity-learned = Límite aprendido { $limit }, { $reason }
+capacity-reason-metrics = según las métricas del motor
+capacity-reason-latency = según la latencia (sin métricas)
+capacity-reason-stale = métricas desactualizadas: se mantiene
+capacity-reason-floor = en el mínimo
+capacity-reason-ceiling = en el máximo
+capacity-engine = Motor: en curso { $running }, en espera { $waiting }, caché KV { $kv }
+capacity-engine-unread = Las métricas del motor aún no se han leído.
+capacity-kv-unreported = no informado
+capacity-kv-percent = { $percent } %
+capacity-metrics-error = Métricas inutilizables: { $error }

@@ -147,3 +147,30 @@ backend-serving-translated = { $surface } : traduit en chat
 backend-surface-new = Détecté à l’enregistrement.
 backend-store-responses = Conserver l’état Responses pour les appelants
 backend-store-responses-hint = Permet à un moteur qui sert lui-même l’API Responses de conserver les réponses et conversations enregistrées (store, previous_response_id). Chaque identifiant enregistré reste à l’appelant qui l’a créé ; le stockage du moteur contient malgré tout les textes de tous les appelants : ne l’activez que pour un moteur dont vous faites confiance au stockage. Désactivé, la passerelle envoie store: false et refuse les requêtes qui ont besoin d’un état.
+
+## La limite de requêtes simultanées : fixe, ou apprise du moteur (max_inflight auto)
+
+backend-concurrency = Limite de requêtes simultanées
+backend-concurrency-fixed = Fixe
+backend-concurrency-fixed-hint = Vous fixez combien de requêtes le serveur reçoit à la fois.
+backend-concurrency-auto = Apprise du moteur (auto)
+backend-concurrency-auto-hint = La limite suit la file d’attente propre du moteur, son cache KV et la latence, toujours entre le plancher et le plafond.
+backend-capacity-floor = Plancher
+backend-capacity-floor-hint = Le mode auto ne descend jamais en dessous, même quand le moteur est plein ou que ses métriques sont périmées.
+backend-capacity-ceiling = Plafond
+backend-capacity-ceiling-hint = Le mode auto ne monte jamais au-dessus, quelle que soit la place que le moteur annonce.
+backend-capacity-bounds-invalid = Le plancher ({ $floor }) ne doit pas dépasser le plafond ({ $ceiling }).
+capacity-auto = automatique
+capacity-auto-range = automatique ({ $floor }–{ $ceiling })
+capacity-not-learned = Limite apprise pas encore connue.
+capacity-learned = Limite apprise { $limit }, { $reason }
+capacity-reason-metrics = d’après les métriques du moteur
+capacity-reason-latency = d’après la latence (sans métriques)
+capacity-reason-stale = métriques périmées : limite maintenue
+capacity-reason-floor = au plancher
+capacity-reason-ceiling = au plafond
+capacity-engine = Moteur : en cours { $running }, en attente { $waiting }, cache KV { $kv }
+capacity-engine-unread = Les métriques du moteur n’ont pas encore été lues.
+capacity-kv-unreported = non indiqué
+capacity-kv-percent = { $percent } %
+capacity-metrics-error = Métriques inutilisables : { $error }

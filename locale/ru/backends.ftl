@@ -147,3 +147,30 @@ backend-serving-translated = { $surface }: переводится в chat
 backend-surface-new = Определяется при сохранении.
 backend-store-responses = Хранить состояние Responses для вызывающих
 backend-store-responses-hint = Разрешает движку, который сам обслуживает Responses API, хранить сохранённые ответы и беседы (store, previous_response_id). Каждый сохранённый id остаётся за тем, кто его создал; хранилище движка всё равно содержит тексты всех вызывающих, поэтому включайте только для движка, хранилищу которого вы доверяете. Выключено: шлюз отправляет store: false и отклоняет запросы, которым нужно состояние.
+
+## Лимит одновременных запросов: фиксированный или выученный у движка (max_inflight auto)
+
+backend-concurrency = Лимит одновременных запросов
+backend-concurrency-fixed = Фиксированный
+backend-concurrency-fixed-hint = Вы задаёте, сколько запросов сервер получает одновременно.
+backend-concurrency-auto = Выучен у движка (авто)
+backend-concurrency-auto-hint = Лимит следует за собственной очередью ожидания движка, его KV-кэшем и задержкой, всегда между нижней и верхней границей.
+backend-capacity-floor = Нижняя граница
+backend-capacity-floor-hint = Авто никогда не опускается ниже, даже когда движок заполнен или его метрики устарели.
+backend-capacity-ceiling = Верхняя граница
+backend-capacity-ceiling-hint = Авто никогда не поднимается выше, сколько бы места ни сообщал движок.
+backend-capacity-bounds-invalid = Нижняя граница ({ $floor }) не может быть больше верхней ({ $ceiling }).
+capacity-auto = авто
+capacity-auto-range = авто ({ $floor }–{ $ceiling })
+capacity-not-learned = Выученный лимит пока неизвестен.
+capacity-learned = Выученный лимит { $limit }, { $reason }
+capacity-reason-metrics = по метрикам движка
+capacity-reason-latency = по задержке (без метрик)
+capacity-reason-stale = метрики устарели: лимит удерживается
+capacity-reason-floor = на нижней границе
+capacity-reason-ceiling = на верхней границе
+capacity-engine = Движок: выполняется { $running }, ожидает { $waiting }, KV-кэш { $kv }
+capacity-engine-unread = Метрики движка ещё не прочитаны.
+capacity-kv-unreported = не сообщается
+capacity-kv-percent = { $percent } %
+capacity-metrics-error = Метрики непригодны: { $error }

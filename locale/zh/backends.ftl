@@ -147,3 +147,30 @@ backend-serving-translated = { $surface }：转换为 chat
 backend-surface-new = 保存时自动检测。
 backend-store-responses = 为调用方保留 Responses 状态
 backend-store-responses-hint = 允许自身提供 Responses API 的引擎保留已存储的响应和对话（store、previous_response_id）。每个已存储的 id 只属于创建它的调用方；但引擎的存储仍包含所有调用方的文本，因此只对您信任其存储的引擎开启。关闭时，网关发送 store: false，并拒绝需要状态的请求。
+
+## 并发限制：固定，或从引擎学习（max_inflight auto）
+
+backend-concurrency = 并发限制
+backend-concurrency-fixed = 固定
+backend-concurrency-fixed-hint = 由您设定服务器同时接收的请求数。
+backend-concurrency-auto = 从引擎学习（自动）
+backend-concurrency-auto-hint = 限制随引擎自身的等待队列、KV 缓存和延迟变化，始终介于下限与上限之间。
+backend-capacity-floor = 下限
+backend-capacity-floor-hint = 即使引擎已满或其指标已过期，自动模式也绝不低于此值。
+backend-capacity-ceiling = 上限
+backend-capacity-ceiling-hint = 无论引擎报告还有多少空间，自动模式也绝不高于此值。
+backend-capacity-bounds-invalid = 下限（{ $floor }）不能高于上限（{ $ceiling }）。
+capacity-auto = 自动
+capacity-auto-range = 自动（{ $floor }–{ $ceiling }）
+capacity-not-learned = 学习到的限制尚不可知。
+capacity-learned = 学习到的限制 { $limit }，{ $reason }
+capacity-reason-metrics = 依据引擎指标
+capacity-reason-latency = 依据延迟（无指标）
+capacity-reason-stale = 指标已过期：保持不变
+capacity-reason-floor = 处于下限
+capacity-reason-ceiling = 处于上限
+capacity-engine = 引擎：运行 { $running }，等待 { $waiting }，KV 缓存 { $kv }
+capacity-engine-unread = 尚未读取引擎指标。
+capacity-kv-unreported = 未报告
+capacity-kv-percent = { $percent }%
+capacity-metrics-error = 指标不可用：{ $error }

@@ -1,10 +1,12 @@
 // Administration → Backends: the model servers (the complete backend editor, including the
-// priority forwarding mode and what detection found, live health and in-flight) and the pools.
+// concurrency limit, fixed or learned from the engine, the priority forwarding mode and what
+// detection found; live health, in-flight and learned limit) and the pools.
 // A save error takes keyboard focus and is scrolled into view, in the person's language.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
 import { clearMessage, h, pageAttempt, showError, showStatus } from "./ui.js";
 import { engineName, explainForwarding } from "./forwarding.js";
+import { autoRangeText, capacityLines } from "./capacity.js";
 import { watchQueue } from "./live.js";
 import {
   $,
@@ -42,9 +44,13 @@ const list = $("backend-list");
 let backends = [];
 let pools = [];
 let groupNames = [];
-const live = new Map(); // backend name -> {inflight, max_inflight, healthy, enabled}
+const live = new Map(); // backend name -> {inflight, max_inflight, healthy, enabled, capacity}
 
 const SURFACES = ["messages", "responses"];
+// A new backend's limits: the fixed default, and auto's bounds (gateway/engines/capacity.py).
+const FIXED_DEFAULT = 16;
+const FLOOR_DEFAULT = 1;
+const CEILING_DEFAULT = 256;
 
 // "Messages: native · Responses: translated to chat"
 function servingText(backend) {
@@ -112,16 +118,49 @@ function healthBadge(backend) {
   return badge("", t("backend-health-unknown"));
 }
 
+function isAuto(backend) {
+  return backend.max_inflight === "auto";
+}
+
+// An auto backend's learned limit as the live queue or the last load saw it; null until known.
+function learnedCapacity(backend) {
+  const state = live.get(backend.name);
+  return state && state.capacity !== undefined ? state.capacity : backend.capacity;
+}
+
+// The limit in force: the fixed one, or the learned one (null until a gateway here learns it).
+function limitOf(backend) {
+  if (!isAuto(backend)) return backend.max_inflight;
+  const capacity = learnedCapacity(backend);
+  return capacity ? capacity.limit : (live.get(backend.name)?.max_inflight ?? null);
+}
+
 function inflightText(backend) {
   const state = live.get(backend.name) || {};
   const inflight = state.inflight ?? backend.inflight;
-  return t("backend-inflight-of", { inflight: inflight ?? 0, max: backend.max_inflight });
+  const max = limitOf(backend) ?? t("capacity-auto");
+  return t("backend-inflight-of", { inflight: inflight ?? 0, max });
 }
 
 function inflightRatio(backend) {
   const state = live.get(backend.name) || {};
   const inflight = state.inflight ?? backend.inflight ?? 0;
-  return Math.min(1, inflight / Math.max(1, backend.max_inflight));
+  return Math.min(1, inflight / Math.max(1, limitOf(backend) ?? 1));
+}
+
+// Under an auto backend's meter: its bounds, and its learned limit and the engine's gauges.
+function capacityBlock(backend) {
+  const capacity = learnedCapacity(backend);
+  return [
+    h(
+      "span",
+      {},
+      h("span", { class: "label" }, t("backend-concurrency")),
+      " ",
+      h("span", { class: "capacity-range" }, autoRangeText(backend.capacity_floor, backend.capacity_ceiling)),
+    ),
+    ...(capacity ? capacityLines(capacity) : [h("span", { class: "hint capacity-learned" }, t("capacity-not-learned"))]),
+  ];
 }
 
 function refreshLive() {
@@ -131,6 +170,7 @@ function refreshLive() {
     card.querySelector(".live-health").replaceChildren(healthBadge(backend));
     card.querySelector(".live-inflight").textContent = inflightText(backend);
     card.querySelector(".meter > span").style.width = `${Math.round(inflightRatio(backend) * 100)}%`;
+    card.querySelector(".live-capacity")?.replaceChildren(...capacityBlock(backend));
   }
 }
 
@@ -195,6 +235,7 @@ function renderBackend(backend) {
       h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(inflightRatio(backend) * 100)}%` } })),
       h("span", { class: "live-inflight" }, inflightText(backend)),
     ),
+    isAuto(backend) ? h("div", { class: "capacity live-capacity" }, ...capacityBlock(backend)) : null,
     h(
       "dl",
       { class: "meta" },
@@ -377,6 +418,36 @@ function fillDetection(backend) {
   $("backend-discovered").textContent = discovered ? t("backend-discovered", { models: discovered }) : "";
 }
 
+function selectedConcurrency() {
+  return $("concurrency-auto").checked ? "auto" : "fixed";
+}
+
+// Fixed shows its number, auto its floor and ceiling.
+function updateConcurrencyView() {
+  const auto = selectedConcurrency() === "auto";
+  $("backend-max-field").hidden = auto;
+  $("backend-floor-field").hidden = !auto;
+  $("backend-ceiling-field").hidden = !auto;
+}
+
+function fillConcurrency(backend) {
+  const auto = Boolean(backend && isAuto(backend));
+  $(auto ? "concurrency-auto" : "concurrency-fixed").checked = true;
+  // The API does not return an auto backend's stored fixed number: made fixed again, it starts
+  // from the limit learned for it (what its engine was found to carry), else the default.
+  const fixed = backend ? (auto ? learnedCapacity(backend)?.limit : backend.max_inflight) : null;
+  $("backend-max").value = String(fixed ?? FIXED_DEFAULT);
+  $("backend-floor").value = String(backend ? backend.capacity_floor : FLOOR_DEFAULT);
+  $("backend-ceiling").value = String(backend ? backend.capacity_ceiling : CEILING_DEFAULT);
+  updateConcurrencyView();
+}
+
+// max_inflight and, for auto, its bounds: what the editor sends for the concurrency limit.
+function concurrencyFromEditor() {
+  if (selectedConcurrency() === "fixed") return { max_inflight: intOrRaw($("backend-max")) };
+  return { max_inflight: "auto", capacity_floor: intOrRaw($("backend-floor")), capacity_ceiling: intOrRaw($("backend-ceiling")) };
+}
+
 function fillKeyState(backend) {
   const set = Boolean(backend && backend.has_api_key);
   const state = $("backend-key-state");
@@ -413,7 +484,7 @@ function openBackendEditor(backend) {
   $("backend-url").value = backend ? backend.base_url : "";
   $("backend-key").value = "";
   $("backend-health").value = backend ? backend.health_path : "";
-  $("backend-max").value = String(backend ? backend.max_inflight : 16);
+  fillConcurrency(backend);
   $("backend-weight").value = String(backend ? backend.weight : 1);
   $("backend-enabled").checked = backend ? backend.enabled : true;
   $("backend-models").value = backend ? backend.models.join("\n") : "";
@@ -444,6 +515,7 @@ function updatePoolWarning() {
 backendForm.addEventListener("change", (event) => {
   if (event.target.closest("#backend-pools")) updatePoolWarning();
   if (event.target.name === "priority-mode" || event.target.closest("#mapping-part")) updateModeView();
+  if (event.target.name === "concurrency") updateConcurrencyView();
 });
 backendForm.addEventListener("input", (event) => {
   if (event.target.closest("#mapping-part")) updateModeView();
@@ -499,6 +571,8 @@ const BACKEND_CONTROLS = {
   base_url: "backend-url",
   api_key: "backend-key",
   max_inflight: "backend-max",
+  capacity_floor: "backend-floor",
+  capacity_ceiling: "backend-ceiling",
   weight: "backend-weight",
   enabled: "backend-enabled",
   health_path: "backend-health",
@@ -544,13 +618,19 @@ backendForm.addEventListener("submit", async (event) => {
     backendError(t("error-in-field", { field: t("backend-aliases"), message: t("backend-aliases-invalid") }), "aliases");
     return;
   }
+  const concurrency = concurrencyFromEditor();
+  const { capacity_floor: floor, capacity_ceiling: ceiling } = concurrency;
+  if (Number.isInteger(floor) && Number.isInteger(ceiling) && floor > ceiling) {
+    backendError(t("backend-capacity-bounds-invalid", { floor, ceiling }), "capacity_floor");
+    return;
+  }
   const key = $("backend-key").value;
   const payload = {
     name,
     base_url: $("backend-url").value.trim(),
     // null keeps the stored key, "" clears it: the key itself is never shown again.
     api_key: $("backend-key-clear").checked ? "" : key ? key : null,
-    max_inflight: intOrRaw($("backend-max")),
+    ...concurrency,
     weight: intOrRaw($("backend-weight")),
     enabled: $("backend-enabled").checked,
     health_path: $("backend-health").value.trim(),

@@ -1,11 +1,13 @@
 // Administration → Models: every model and alias people can call (GET /api/v0/admin/models),
-// the pools and backends behind each with their health, requests in flight, engine, priority
-// forwarding and last failure, refreshed every few seconds; "Try it" sends one short request
+// the pools and backends behind each with their health, requests in flight (and for an auto
+// backend its learned limit and the engine's gauges), engine, priority forwarding and last
+// failure, refreshed every few seconds; "Try it" sends one short request
 // through the gateway as the signed-in administrator and shows the answer, time and class.
 import { api, errorMessage } from "./api.js";
 import { t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { engineName, explainForwarding } from "./forwarding.js";
+import { capacityLines } from "./capacity.js";
 import { $, LEVELS, badge, cell, formatInstant, formatMs, priorityName } from "./widgets.js";
 
 const REFRESH_MS = 5000;
@@ -31,15 +33,14 @@ function healthBadge(route) {
 function inflightCell(route) {
   if (route.inflight === null) return cell(t("models-column-inflight"), t("value-none"));
   const ratio = Math.min(1, route.inflight / Math.max(1, route.max_inflight));
-  return cell(
-    t("models-column-inflight"),
-    h(
-      "span",
-      { class: "inflight" },
-      h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(ratio * 100)}%` } })),
-      h("span", {}, t("backend-inflight-of", { inflight: route.inflight, max: route.max_inflight })),
-    ),
+  const meter = h(
+    "span",
+    { class: "inflight" },
+    h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(ratio * 100)}%` } })),
+    h("span", {}, t("backend-inflight-of", { inflight: route.inflight, max: route.max_inflight })),
   );
+  if (!route.capacity) return cell(t("models-column-inflight"), meter);
+  return cell(t("models-column-inflight"), h("div", { class: "capacity" }, meter, ...capacityLines(route.capacity)));
 }
 
 function engineText(profile) {

@@ -1,11 +1,13 @@
 // Administration → Queue: the live admission queue over /ws/queue (polling every 2 s when the
 // websocket fails): depth per class, every waiter in dispatch order per line of backends with
 // its place, class, score (serial) and age (ticking), per backend the
-// requests in flight against its capacity and its health, and the last dispatches, newest first.
+// requests in flight against its capacity (for an auto backend its learned limit, why, and the
+// engine's gauges) and its health, and the last dispatches, newest first.
 // The server sends a picture only when something changes: ages tick here, between pictures.
 import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { watchQueue } from "./live.js";
+import { capacityLines } from "./capacity.js";
 import { $, badge, cell, formatInstant, formatMs, formatSeconds, liveEndedText, liveModeText, priorityName } from "./widgets.js";
 
 const CLASSES = ["high", "medium", "low"];
@@ -87,19 +89,17 @@ function renderBackends(backends) {
       const ratio = Math.min(1, backend.inflight / Math.max(1, backend.max_inflight));
       let health = backend.healthy ? badge("active", t("backend-healthy")) : badge("revoked", t("backend-unhealthy"));
       if (!backend.enabled) health = badge("warn", t("backend-disabled"));
+      const meter = h(
+        "span",
+        { class: "inflight" },
+        h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(ratio * 100)}%` } })),
+        h("span", {}, t("backend-inflight-of", { inflight: backend.inflight, max: backend.max_inflight })),
+      );
       return h(
         "tr",
         { dataset: { backend: backend.name } },
         h("th", { scope: "row", "data-label": t("queue-backend") }, backend.name),
-        cell(
-          t("backend-inflight"),
-          h(
-            "span",
-            { class: "inflight" },
-            h("span", { class: "meter", "aria-hidden": "true" }, h("span", { style: { width: `${Math.round(ratio * 100)}%` } })),
-            h("span", {}, t("backend-inflight-of", { inflight: backend.inflight, max: backend.max_inflight })),
-          ),
-        ),
+        cell(t("backend-inflight"), backend.capacity ? h("div", { class: "capacity" }, meter, ...capacityLines(backend.capacity)) : meter),
         cell(t("queue-health"), health),
       );
     }),
