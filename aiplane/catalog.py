@@ -45,7 +45,7 @@ CATALOG: tuple[SettingSpec, ...] = (
         "choice",
         "strict",
         "access.gateway",
-        choices=("strict", "serial", "fcfs", "wspt"),
+        choices=("strict", "serial", "fcfs", "wspt", "edf"),
     ),
     SettingSpec(
         "gateway.aging_divisor_secs", "int", 60, "access.gateway", minimum=0, maximum=86400

@@ -85,8 +85,11 @@ class AdmissionQueue:
         # away for a higher newcomer, found without scanning. Leavers are dropped lazily.
         self._tails: list[list[tuple[tuple[float, float, int], int, Waiter]]] = [[], [], []]
         self._tie = itertools.count()  # a retry shares its key with the original
-        # When recent waiters were admitted, for a bounded queue's wait estimate.
+        # When recent waiters were admitted, for a full queue's Retry-After.
         self._recent: deque[float] = deque(maxlen=64)
+        # Per backend, when its recent requests were admitted: the rate it serves at, for
+        # each newcomer's estimated wait.
+        self._taken: dict[str, deque[float]] = {}
 
     # ----- building waiters -------------------------------------------------------------
 
@@ -413,7 +416,11 @@ class AdmissionQueue:
         )
 
     def _check_bounds(self, w: Waiter) -> None:
-        """A bounded queue: a newcomer waits if there is room or if it outranks the last waiter.
+        """A newcomer that must wait: refused at once (429) if its estimated wait (the waiters
+        of its class and above over the recent rate of admissions from the queue) exceeds its
+        budget, so a caller with a short budget (X-AIplane-Max-Wait) learns it now rather than
+        at its deadline; and, in a bounded queue, it waits if there is room or if it outranks
+        the last waiter.
 
         Outranks means a strictly higher class (after `prioritize`; serial's bands are its
         classes): offsets and the scheduler's in-class order never displace anyone, so first
@@ -423,32 +430,31 @@ class AdmissionQueue:
         busiest owner's newest); serial, the lowest score (offset + aging, so the most recent
         of an offset; the affinity bonus belongs to a backend freeing, not to the waiter);
         fcfs, the latest arrival after head start; wspt, the lowest priority per prompt token,
-        then the most recent. A retry ranks by its first arrival (and turn), like any waiter.
+        then the most recent; edf, the latest deadline. A retry ranks by its first arrival (and
+        turn), like any waiter.
         The displaced waiter is told as a refused newcomer would be (QueueFull, Retry-After).
         A retry is not a newcomer: it re-enters without this check and displaces nobody.
         Lowering `max_waiters` turns nobody away who already waits; it counts for newcomers.
         """
         cap = self.config.max_waiters
-        if cap <= 0:
-            return
         waiting = self.waiting
         rate = self._current_rate()
         victim = None
-        if waiting >= cap:
+        if 0 < cap <= waiting:
             victim = self._last_below(w.cls)
             if victim is None:
                 retry = max(1.0, waiting / rate if rate > 0 else 1.0)
                 self._refuse(w, QueueFull(f"the queue is full ({waiting} waiting)", retry))
-        ahead = sum(self.depth[c] for c in range(w.cls, 3))
         budget = w.deadline - w.arrival
-        if rate > 0 and ahead / rate > budget:
+        estimate = self.estimated_wait(w)
+        if estimate is not None and estimate > budget:
             # Checked before anyone is displaced: a newcomer that will not wait frees no room.
             self._refuse(
                 w,
                 QueueFull(
-                    f"the estimated wait ({ahead / rate:.0f} s) exceeds the budget "
-                    f"({budget:.0f} s)",
-                    max(1.0, ahead / rate),
+                    f"the estimated wait ({_secs(estimate)}) exceeds the budget "
+                    f"({_secs(budget)})",
+                    max(1.0, estimate),
                 ),
             )
         if victim is not None:
@@ -477,6 +483,39 @@ class AdmissionQueue:
                     return w
                 heapq.heappop(tail)
         return None
+
+    def estimated_wait(self, w: Waiter, ahead: int | None = None) -> float | None:
+        """Seconds until `w` (arriving, or with `ahead` waiters before it) has a slot: the
+        waiters of its class and above that its backends would serve first, over the rate at
+        which those backends have taken requests lately. None while that rate is unknown.
+
+        Of the waiters, those of the backend with the most count (a waiter that may use two
+        of them is one, not two); the rates add up. So the estimate errs short, never long:
+        it turns away only a request whose wait is plainly beyond its budget.
+        """
+        slots = [t.slot for t in w.route.usable_targets(w.excluded)]
+        rate = sum(self._rate_at(slot.name) for slot in slots)
+        if rate <= 0:
+            return None
+        if ahead is None:
+            ahead = max((self._ahead_at(slot, w.cls) for slot in slots), default=0)
+        return ahead / rate
+
+    def _rate_at(self, backend: str) -> float:
+        taken = self._taken.get(backend)
+        if taken is None or len(taken) < 2:
+            return 0.0
+        span = self.clock() - taken[0]
+        return (len(taken) - 1) / span if span > 0 else 0.0
+
+    def _ahead_at(self, slot: Slot, cls: int) -> int:
+        """Waiters of class `cls` and above that could take this backend's next free slot."""
+        groups = self._groups_by_slot.get(slot.name, ())
+        return sum(
+            sum(g.by_class[cls:])
+            for g in groups
+            if g.live and target_on(g.route, slot, g.excluded) is not None
+        )
 
     def _current_rate(self) -> float:
         """Admissions from the queue per second over the last 64 (0 when unknown)."""
@@ -516,6 +555,7 @@ class AdmissionQueue:
         g = w.group
         if g is not None:
             g.live += delta
+            g.by_class[w.cls] += delta
             if g.live == 0 and delta < 0:
                 self._drop_group(g)
         self.depth[w.cls] += delta
@@ -569,6 +609,10 @@ class AdmissionQueue:
             self._vtime[w.cls] = w.turn
         target.slot.inflight += 1
         w.acquired = Acquired(target=target, waiter=w, queue=self)
+        taken = self._taken.get(target.slot.name)
+        if taken is None:
+            taken = self._taken[target.slot.name] = deque(maxlen=32)
+        taken.append(w.admitted_at if not immediate else self.clock())
         if not immediate:
             self._recent.append(w.admitted_at)
         self.observer.admitted(w, immediate=immediate, reordered=reordered)
@@ -654,3 +698,7 @@ def _rendezvous(targets: tuple[Target, ...], affinity_key: int) -> str | None:
         if score > best_score:
             best, best_score = t.slot.name, score
     return best
+
+
+def _secs(secs: float) -> str:
+    return f"{secs:.0f} s" if secs >= 10 or secs == round(secs) else f"{secs:.1f} s"

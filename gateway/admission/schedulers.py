@@ -14,7 +14,7 @@ from typing import Any
 from gateway.admission.types import Waiter
 from gateway.core.classes import BAND_ANCHORS
 
-SCHEDULERS = ("strict", "serial", "fcfs", "wspt")
+SCHEDULERS = ("strict", "serial", "fcfs", "wspt", "edf")
 
 Key = tuple[float, float, int]
 
@@ -78,11 +78,21 @@ def wspt_key(w: Waiter, cfg: SchedulerConfig) -> Key:
     return (-w.cls, -(1 + max(0, w.offset)) / w.cost, w.seq)
 
 
+def edf_key(w: Waiter, cfg: SchedulerConfig) -> Key:
+    """Class and offset, then the earliest deadline first (EDF): a request that asked to wait
+    less (X-AIplane-Max-Wait) goes before one that may wait longer, within its class; among
+    equal budgets this is arrival order."""
+    # The class's anchor plus the offset orders as strict does (anchors 100 apart, offsets
+    # within +-49); the deadline is absolute, so the key is static while the waiter waits.
+    return (-(BAND_ANCHORS[w.cls] + w.offset), w.deadline, w.seq)
+
+
 # The schedulers with a key of their own; any other is strict, with fair share if it is on.
 KEYS: dict[str, Callable[[Waiter, SchedulerConfig], Key]] = {
     "serial": serial_key,
     "fcfs": fcfs_key,
     "wspt": wspt_key,
+    "edf": edf_key,
 }
 
 

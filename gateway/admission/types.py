@@ -210,6 +210,7 @@ class Group:
     warm: list[tuple[tuple[float, float, int], Waiter]] = field(default_factory=list)
     warm_bonus: float | None = None
     live: int = 0
+    by_class: list[int] = field(default_factory=lambda: [0, 0, 0])  # live, per class
 
     def head(self) -> Waiter | None:
         return _live_top(self.heap)

@@ -91,6 +91,10 @@ class BadHint(BadRequest):
     code = "invalid_priority_hint"
 
 
+class BadMaxWait(BadRequest):
+    code = "invalid_max_wait"
+
+
 class Unauthorized(GatewayError):
     status, type_, code = 401, "authentication_error", "invalid_api_key"
     outcome = Outcome.REFUSED

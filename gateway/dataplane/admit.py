@@ -160,20 +160,25 @@ def _retry(
     return w
 
 
-def expired(rt: Runtime, route: Route, model: str) -> GatewayError:
-    """The wait budget ran out: because nothing was free, or nothing was up."""
-    wait = rt.settings.upstream_wait_secs
+def expired(w: Waiter, model: str) -> GatewayError:
+    """The wait budget ran out (the gateway's, or the shorter one the request asked for):
+    because nothing was free, or nothing was up."""
+    route, wait = w.route, w.deadline - w.arrival
     retry_after = max(1.0, min(wait, 30.0))
     if not route.has_usable():
         return NoHealthyBackend(
-            f"No healthy backend for '{model}' came back within {wait:.0f} seconds; "
+            f"No healthy backend for '{model}' came back within {_secs(wait)}; "
             "try again later.",
             retry_after=retry_after,
         )
     return CapacityTimeout(
-        f"No capacity for '{model}' within {wait:.0f} seconds; try again later.",
+        f"No capacity for '{model}' within {_secs(wait)}; try again later.",
         retry_after=retry_after,
     )
+
+
+def _secs(wait: float) -> str:
+    return f"{wait:.0f} seconds" if wait >= 10 or wait == int(wait) else f"{wait:.1f} seconds"
 
 
 def _withdrawn(model: str) -> Unavailable:
@@ -194,7 +199,7 @@ def _timed_out(
         # Its budget ran out while a backend failed it: that failure is the answer.
         return failure.error
     _waited(rt, w, record)
-    return expired(rt, w.route, record.model)
+    return expired(w, record.model)
 
 
 def _cancelled(

@@ -44,6 +44,7 @@ from gateway.dataplane.hints import Hint, apply_hint, parse_hints
 from gateway.dataplane.identity import CallerLookup, SessionLookup, caller_of, check_allowlist
 from gateway.dataplane.relay import LARGE_BODY, DropConnection
 from gateway.dataplane.serving import quiet_dropped_connections
+from gateway.dataplane.wait_budget import queue_wait_header, wait_budget
 from gateway.dialects.anthropic.dialect import MESSAGES
 from gateway.dialects.openai.dialect import Surface
 from gateway.dialects.paths import SURFACES
@@ -212,7 +213,7 @@ class GatewayApp:
             route,
             cls=cls,
             offset=offset,
-            budget=settings.upstream_wait_secs,
+            budget=wait_budget(headers, settings.upstream_wait_secs),
             affinity_key=affinity,
             cost=cost,
             owner=caller.username,
@@ -235,8 +236,12 @@ class GatewayApp:
                 large=large, extra_headers=extra, ticket=ticket, state=state,
             )  # fmt: skip
         except GatewayError as err:
-            if extra is not None:
-                err.extra_headers = extra
+            # Every answer says how long it waited in line, a refusal too (a 503 after the
+            # whole budget, a 429 at once).
+            err.extra_headers = [
+                *(extra if extra is not None else err.extra_headers or []),
+                queue_wait_header(record.queue_ms),
+            ]
             raise
         finally:
             gone.cancel()

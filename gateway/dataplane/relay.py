@@ -39,6 +39,7 @@ from gateway.core.classes import CLASS_NAMES
 from gateway.core.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
 from gateway.core.outcomes import Outcome
 from gateway.core.redaction import scrub_answer, scrub_header
+from gateway.dataplane.wait_budget import queue_wait_header
 from gateway.dataplane.watchdog import Watchdog
 from gateway.dialects.openai.dialect import Surface
 from gateway.dialects.plan import Plan, dump, event_data, split_events
@@ -452,6 +453,7 @@ class Relay:
         ]
         out.append((b"x-aiplane-backend", self.upstream.name.encode()))
         out.append((b"x-aiplane-queue-ms", f"{self.record.queue_ms:.1f}".encode()))
+        out.append(queue_wait_header(self.record.queue_ms))
         out.append((b"x-aiplane-class", CLASS_BYTES[self.acquired.waiter.cls]))
         if self.extra_headers:
             out += self.extra_headers

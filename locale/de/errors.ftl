@@ -38,6 +38,7 @@ error-invalid-api-key = Das API-Token fehlt, ist falsch, widerrufen oder abgelau
 error-model-not-found = Dieses Modell ist nicht verfügbar.
 error-model-not-allowed = Sie dürfen dieses Modell nicht verwenden.
 error-invalid-priority-hint = Der Prioritätshinweis ist ungültig.
+error-invalid-max-wait = Die maximale Wartezeit (X-AIplane-Max-Wait) ist ungültig.
 error-media-url-refused = Eine Medien-URL in der Anfrage ist nicht erlaubt: Engines dürfen nur öffentliche http(s)-URLs und data:-URLs abrufen.
 error-capacity-timeout = Es wurde rechtzeitig kein Backend frei. Versuchen Sie es später erneut.
 error-queue-full = Zu viele Anfragen warten. Versuchen Sie es später erneut.

@@ -38,6 +38,7 @@ error-invalid-api-key = The API token is missing, wrong, revoked or expired.
 error-model-not-found = This model is not available.
 error-model-not-allowed = You are not allowed to use this model.
 error-invalid-priority-hint = The priority hint is not valid.
+error-invalid-max-wait = The maximum wait (X-AIplane-Max-Wait) is not valid.
 error-media-url-refused = A media URL in the request is not allowed: engines may fetch only public http(s) URLs and data: URLs.
 error-capacity-timeout = No backend became free in time. Try again later.
 error-queue-full = Too many requests are waiting. Try again later.

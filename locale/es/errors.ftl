@@ -38,6 +38,7 @@ error-invalid-api-key = El token de API falta, es incorrecto, está revocado o h
 error-model-not-found = Este modelo no está disponible.
 error-model-not-allowed = No tiene permiso para usar este modelo.
 error-invalid-priority-hint = La indicación de prioridad no es válida.
+error-invalid-max-wait = La espera máxima (X-AIplane-Max-Wait) no es válida.
 error-media-url-refused = Una URL de medios de la solicitud no está permitida: los motores solo pueden descargar URL http(s) públicas y URL data:.
 error-capacity-timeout = Ningún servidor quedó libre a tiempo. Vuelva a intentarlo más tarde.
 error-queue-full = Hay demasiadas solicitudes en espera. Vuelva a intentarlo más tarde.

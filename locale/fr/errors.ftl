@@ -38,6 +38,7 @@ error-invalid-api-key = Le jeton d’API est absent, incorrect, révoqué ou exp
 error-model-not-found = Ce modèle n’est pas disponible.
 error-model-not-allowed = Vous n’êtes pas autorisé à utiliser ce modèle.
 error-invalid-priority-hint = L’indication de priorité n’est pas valide.
+error-invalid-max-wait = L’attente maximale (X-AIplane-Max-Wait) n’est pas valide.
 error-media-url-refused = Une URL de média de la requête n’est pas autorisée : les moteurs ne peuvent récupérer que des URL http(s) publiques et des URL data:.
 error-capacity-timeout = Aucun serveur ne s’est libéré à temps. Réessayez plus tard.
 error-queue-full = Trop de requêtes sont en attente. Réessayez plus tard.

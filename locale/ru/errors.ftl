@@ -38,6 +38,7 @@ error-invalid-api-key = API-токен отсутствует, неверен, �
 error-model-not-found = Эта модель недоступна.
 error-model-not-allowed = Вам не разрешено использовать эту модель.
 error-invalid-priority-hint = Недопустимая подсказка приоритета.
+error-invalid-max-wait = Недопустимое максимальное ожидание (X-AIplane-Max-Wait).
 error-media-url-refused = URL медиа в запросе не допускается: движки могут загружать только публичные URL http(s) и URL data:.
 error-capacity-timeout = Ни один сервер не освободился вовремя. Попробуйте позже.
 error-queue-full = В очереди слишком много запросов. Попробуйте позже.

@@ -38,6 +38,7 @@ error-invalid-api-key = API 令牌缺失、错误、已吊销或已过期。
 error-model-not-found = 该模型不可用。
 error-model-not-allowed = 您无权使用该模型。
 error-invalid-priority-hint = 优先级提示无效。
+error-invalid-max-wait = 最长等待时间（X-AIplane-Max-Wait）无效。
 error-media-url-refused = 请求中的媒体 URL 不被允许：引擎只能获取公共 http(s) URL 和 data: URL。
 error-capacity-timeout = 没有后端及时空闲，请稍后重试。
 error-queue-full = 等待中的请求过多，请稍后重试。

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -326,7 +327,7 @@ def test_invariants_hold_through_a_random_mix_of_submits_releases_cancels_and_ex
             assert acq.target in waiter.route.usable_targets(waiter.excluded)
             self.running.append(acq)
 
-    for scheduler in ("strict", "serial", "fcfs", "wspt"):
+    for scheduler in ("strict", "serial", "fcfs", "wspt", "edf"):
         obs = Checking()
         q = AdmissionQueue(clock=clock, config=SchedulerConfig(name=scheduler), observer=obs)
         slots = [Slot(f"b{i}", max_inflight=rng.randint(1, 3)) for i in range(5)]
@@ -342,16 +343,17 @@ def test_invariants_hold_through_a_random_mix_of_submits_releases_cancels_and_ex
             held = obs.running
             live = q.waiters()
             if op < 0.40:
-                q.submit(
-                    q.waiter(
-                        rng.choice(routes),
-                        cls=rng.choice((LOW, MEDIUM, HIGH)),
-                        offset=rng.randint(-60, 60),
-                        budget=rng.choice((0.0, 0.5, 2.0, 10.0)),
-                        affinity_key=rng.randint(0, 5),
-                        cost=rng.randint(1, 100),
+                with contextlib.suppress(QueueFull):  # its estimated wait beyond its budget
+                    q.submit(
+                        q.waiter(
+                            rng.choice(routes),
+                            cls=rng.choice((LOW, MEDIUM, HIGH)),
+                            offset=rng.randint(-60, 60),
+                            budget=rng.choice((0.0, 0.5, 2.0, 10.0)),
+                            affinity_key=rng.randint(0, 5),
+                            cost=rng.randint(1, 100),
+                        )
                     )
-                )
             elif op < 0.65 and held:
                 rng.choice(held).release()
             elif op < 0.72 and live:
@@ -1209,6 +1211,28 @@ def test_strict_ignores_affinity_and_aging(
     assert not any(r for _, _, r in rec.flags)
 
 
+# ----- edf ------------------------------------------------------------------------------------
+
+
+def test_edf_serves_the_earliest_deadline_first_within_a_class_and_classes_stay_strict(
+    make_queue: Callable[..., AdmissionQueue], rec: Recorder, clock: FakeClock
+) -> None:
+    queue = make_queue(name="edf")
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    enter(queue, chat, "patient", budget=600)  # due at 600
+    clock.t = 10
+    enter(queue, chat, "hurried", budget=30)  # due at 40
+    enter(queue, chat, "low-hurried", cls=LOW, budget=20)  # due at 30, but low
+    enter(queue, chat, "lowered", offset=-5, budget=15)  # due at 25, but lowered in its class
+    clock.t = 11
+    enter(queue, chat, "same-due", budget=29)  # due at 40, as "hurried": arrival breaks the tie
+
+    drain(queue, rec, running)
+
+    assert rec.order == ["hurried", "same-due", "patient", "lowered", "low-hurried"]
+
+
 # ----- fcfs and wspt --------------------------------------------------------------------------
 
 
@@ -1377,17 +1401,44 @@ def test_an_estimated_wait_beyond_the_budget_answers_queue_full(
     clock.t = 2
     assert waiting[0].acquired is not None
     waiting[0].acquired.release()
-    assert queue.waiting == 10  # two admitted in the last second: 2 per second
+    assert queue.waiting == 10  # the backend took one a second: ten ahead wait ten seconds
 
     with pytest.raises(QueueFull) as caught:
         enter(queue, chat, "impatient", budget=3)
-    assert "estimated wait (5 s)" in caught.value.reason
+    assert "estimated wait (10 s)" in caught.value.reason
     assert "budget (3 s)" in caught.value.reason
     assert caught.value.retry_after >= 1
 
     # Only those of its class or above are ahead of a high request.
     assert enter(queue, chat, "high", cls=HIGH, budget=3).state == WAITING
     assert enter(queue, chat, "patient", budget=60).state == WAITING
+
+
+def test_the_estimated_wait_counts_only_the_waiters_and_the_pace_of_the_backends_it_may_use(
+    make_queue: Callable[..., AdmissionQueue], clock: FakeClock
+) -> None:
+    queue = make_queue()
+    busy, quiet = Slot("busy", max_inflight=1), Slot("quiet", max_inflight=1)
+    crowded, other = route("crowded", busy), route("other", quiet)
+    (running,) = hold(queue, crowded)
+    for i in range(30):
+        enter(queue, crowded, f"c{i}")
+    (serving,) = hold(queue, other)
+    for t in (1, 2, 3):  # the quiet backend takes one a second, its line short
+        clock.t = t
+        serving.release()
+        nxt = enter(queue, other, f"o{t}")
+        assert nxt.acquired is not None
+        serving = nxt.acquired
+    enter(queue, other, "o-waits", budget=600)
+
+    # Thirty wait at the other backend, which has not moved: no figure for it, no refusal...
+    assert enter(queue, crowded, "crowded-hurried", budget=1).state == WAITING
+    # ... and they are not ahead of a request for the quiet one (one ahead, one a second).
+    assert enter(queue, other, "other-hurried", budget=1.5).state == WAITING
+    with pytest.raises(QueueFull):
+        enter(queue, other, "other-too-hurried", budget=1.5)  # two ahead now: 2 s
+    running.release()
 
 
 def _full_of_lows(
@@ -1594,7 +1645,7 @@ def test_a_higher_newcomer_whose_estimated_wait_exceeds_its_budget_displaces_nob
     with pytest.raises(QueueFull) as caught:
         enter(queue, chat, "impatient", cls=HIGH, budget=3)
 
-    assert "estimated wait (5 s)" in caught.value.reason
+    assert "estimated wait (10 s)" in caught.value.reason
     assert [tag for tag, outcome in rec.outcomes if outcome == "rejected"] == ["impatient"]
     assert queue.waiting == 11 and queue.depth[LOW] == 1
 

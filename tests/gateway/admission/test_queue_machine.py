@@ -205,7 +205,8 @@ class AdmissionMachine(RuleBasedStateMachine):
         self.released: set[int] = set()  # ids of acquisitions the model has seen released
         self.admitted_once: set[int] = set()
         self.inflight = dict.fromkeys(BACKENDS, 0)
-        self.recent: deque[float] = deque(maxlen=64)
+        # Per backend, when it took its last requests: its pace, for the estimated wait.
+        self.taken: dict[str, deque[float]] = {b: deque(maxlen=32) for b in BACKENDS}
         self.vtime = [0.0, 0.0, 0.0]
         self.turns: list[dict[str, float]] = [{}, {}, {}]
         self.submitting: Request | None = None
@@ -268,7 +269,7 @@ class AdmissionMachine(RuleBasedStateMachine):
                 event("a serial reorder")
             assert reordered == expected, f"request {r.n}: reordered={reordered}, not {expected}"
             assert waiter.admitted_at == self.clock.t
-            self.recent.append(self.clock.t)
+        self.taken[name].append(self.clock.t)
         r.phase = "running"
         r.running = acq
         self.inflight[name] += 1
@@ -342,12 +343,20 @@ class AdmissionMachine(RuleBasedStateMachine):
     def plain(self, r: Request) -> tuple[int, int, int]:
         return (-r.cls, -r.offset, r.n)
 
-    def rate(self) -> float:
-        recent = self.recent
-        if len(recent) < 2:
-            return 0.0
-        span = self.clock.t - recent[0]
-        return len(recent) / span if span > 0 else 0.0
+    def estimate(self, r: Request) -> float | None:
+        """The wait the queue estimates for a newcomer: the most waiters of its class and above
+        at any one of its backends, over the sum of those backends' paces."""
+        usable = self.usable(r)
+        rate = 0.0
+        for b in usable:
+            taken = self.taken[b]
+            span = self.clock.t - taken[0] if len(taken) >= 2 else 0.0
+            rate += (len(taken) - 1) / span if span > 0 else 0.0
+        if rate <= 0:
+            return None
+        waiting = [x for x in self.waiting() if x.cls >= r.cls]
+        ahead = max((sum(1 for x in waiting if b in self.usable(x)) for b in usable), default=0)
+        return ahead / rate
 
     def victim(self, cls: int) -> Request | None:
         """Whom a full queue turns away for a newcomer of `cls`: the lowest class's last one."""
@@ -378,15 +387,14 @@ class AdmissionMachine(RuleBasedStateMachine):
             expect = "immediate"
         elif r.deadline <= now:
             expect = "expired"
-        elif newcomer and cfg.max_waiters > 0:
-            rate = self.rate()
-            if len(waiting) >= cfg.max_waiters:
+        elif newcomer:
+            if 0 < cfg.max_waiters <= len(waiting):
                 victim = self.victim(r.cls)
                 if victim is None:
                     assert not [x for x in waiting if x.cls < r.cls]
                     expect = "full"
-            ahead = sum(1 for x in waiting if x.cls >= r.cls)
-            if expect == "waits" and rate > 0 and ahead / rate > r.deadline - r.arrival:
+            estimate = self.estimate(r)
+            if expect == "waits" and estimate is not None and estimate > r.deadline - r.arrival:
                 expect = "estimate"
             if expect == "waits" and victim is not None:
                 expect = "displaces"

@@ -117,6 +117,48 @@ def test_a_zero_budget_still_tries_once(gateway, gated, key):
     wait_idle(gateway, "solo")
 
 
+@pytest.mark.parametrize(("asked", "within"), [("0.3", "0.3 seconds"), ("300ms", "0.3 seconds")])
+def test_a_request_may_shorten_its_own_wait_and_is_told_so(gateway, gated, key, asked, within):
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+
+        r = chat(gateway, key, "in-a-hurry", headers={"X-AIplane-Max-Wait": asked})
+
+        assert r.status_code == 503
+        assert r.json()["error"]["message"] == (
+            f"No capacity for 'sim-small' within {within}; try again later."
+        )
+        assert 300 <= int(r.headers["x-aiplane-queue-wait-ms"]) < 120_000
+        configure(gated, slots=1)
+        answered = blocker.result()
+    assert answered.status_code == 200
+    assert int(answered.headers["x-aiplane-queue-wait-ms"]) >= 0
+    assert labels_seen(gated) == ["blocker"]
+    wait_idle(gateway, "solo")
+
+
+def test_a_request_cannot_lengthen_its_wait_past_the_gateways(gateway, gated, key):
+    settings_update(values={"gateway.upstream_wait_secs": 1})
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = hold_the_slot(pool, gateway, gated, key)
+        r = chat(gateway, key, "greedy", headers={"X-AIplane-Max-Wait": "3600"})
+        assert r.status_code == 503
+        assert "within 1 seconds" in r.json()["error"]["message"]
+        configure(gated, slots=1)
+        assert blocker.result().status_code == 200
+    wait_idle(gateway, "solo")
+
+
+@pytest.mark.parametrize("bad", ["soon", "-1", "1e3", "5 min", "nan", "1" * 12, "0x10", ""])
+def test_a_malformed_max_wait_is_a_400_naming_the_header(gateway, gated, key, bad):
+    r = chat(gateway, key, "x", headers={"X-AIplane-Max-Wait": bad})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_max_wait", "X-AIplane-Max-Wait")
+    assert gateway.runtime.queue.waiting == 0
+    assert labels_seen(gated) == []
+
+
 # ----- capacity changes ----------------------------------------------------------------------
 
 
