@@ -22,6 +22,9 @@ class Backend(models.Model):
     capacity_auto = models.BooleanField(default=False)
     capacity_floor = models.PositiveIntegerField(default=1)
     capacity_ceiling = models.PositiveIntegerField(default=256)
+    # Reserved headroom: {"low": 2, "medium": 1}, the slots of its limit kept from a class while
+    # a higher one comes (gateway/admission/queue.py `reserved`).
+    headroom = models.JSONField(default=dict, blank=True)
     weight = models.PositiveIntegerField(default=1)
     enabled = models.BooleanField(default=True)
     health_path = models.CharField(max_length=200, blank=True, default="/health")

@@ -355,7 +355,7 @@ def test_every_refusal_names_its_line_and_column_and_nothing_changes(installed, 
         f"{path}:14:5: backends[1].max_inflght: Unknown field 'max_inflght'; there are name,"
         " base_url, api_key, max_inflight, capacity_floor, capacity_ceiling, weight, enabled,"
         " health_path, models, aliases,"
-        " priority, surfaces, store_responses.",
+        " priority, surfaces, headroom, store_responses.",
         f"{path}:17:55: backends[2].priority.mapping.low: Priority value for 'low' must be an"
         " integer.",
         f"{path}:20:15: pools[0].backends: Unknown backend: nothere.",

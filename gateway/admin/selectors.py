@@ -6,7 +6,7 @@ import time
 
 from accounts.models import GatewayGroup
 from gateway.admin.crypto import decrypt
-from gateway.admin.serializers.fields import SURFACE_NAMES
+from gateway.admin.serializers.fields import HEADROOM_MAX, SURFACE_NAMES
 from gateway.engines.priority_forwarding import MappingError, PriorityMode, parse_priority_mode
 from gateway.engines.profiles import SURFACE_MODES, EngineProfile
 from gateway.models import Backend, Pool
@@ -45,6 +45,7 @@ def load_topology() -> Topology:
             capacity_auto=b.capacity_auto,
             capacity_floor=b.capacity_floor,
             capacity_ceiling=b.capacity_ceiling,
+            headroom=headroom_of(b.headroom),
             weight=b.weight,
             enabled=b.enabled,
             health_path=b.health_path,
@@ -74,3 +75,16 @@ def load_topology() -> Topology:
         for p in Pool.objects.select_related("fallback").prefetch_related("backends")
     ]
     return Topology(backends=backends, pools=pools, loaded_at=loaded_at)
+
+
+def headroom_of(stored: object) -> tuple[int, int, int]:
+    """A backend's reserved headroom as the queue reads it, (low, medium, high); a stored
+    value it cannot read keeps nothing back (it was written by the API, which checks it)."""
+    if not isinstance(stored, dict):
+        return (0, 0, 0)
+    kept = []
+    for name in ("low", "medium"):
+        value = stored.get(name, 0)
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= HEADROOM_MAX
+        kept.append(value if ok else 0)
+    return (kept[0], kept[1], 0)

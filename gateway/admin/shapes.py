@@ -50,6 +50,7 @@ def backend_state(b: Backend) -> dict[str, Any]:
         "priority": b.priority_mode or {"mode": "auto"},
         "surfaces": dict(b.surfaces or {}),
         "store_responses": b.store_responses,
+        "headroom": dict(b.headroom or {}),
     }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import time
 import zlib
 from collections import deque
@@ -54,7 +55,7 @@ from gateway.admission.types import (
     Waiter,
     warm_key,
 )
-from gateway.core.classes import MEDIUM
+from gateway.core.classes import HIGH, MEDIUM
 
 
 class AdmissionQueue:
@@ -90,6 +91,9 @@ class AdmissionQueue:
         # Per backend, when its recent requests were admitted: the rate it serves at, for
         # each newcomer's estimated wait.
         self._taken: dict[str, deque[float]] = {}
+        # Per backend, when a request of each class last came for it: a class's reserved
+        # headroom holds while a higher one came within `headroom_secs` (`reserved`).
+        self._came: dict[str, list[float]] = {}
 
     # ----- building waiters -------------------------------------------------------------
 
@@ -176,6 +180,7 @@ class AdmissionQueue:
 
     def submit(self, w: Waiter) -> Acquired | None:
         """Admit at once if a usable slot is free and nobody better waits for it; else enqueue."""
+        self._came_for(w)
         target = self._pick(w.route, w)
         if target is not None and not self._contended(target.slot):
             self._admit(w, target, immediate=True, reordered=False)
@@ -264,8 +269,8 @@ class AdmissionQueue:
             # The route's strategy picks the backend; that backend then goes to its own best
             # waiter: `h`, or under serial one warm on it whose affinity bonus outranks `h`.
             choice = self._best_for(target.slot)
-            if choice is None:  # not so while `h` itself can use that free slot
-                continue
+            if choice is None or not self._room(target.slot, choice[0].cls):
+                continue  # (serial may pick a warm waiter of another class, kept from it)
             self._admit(*choice, immediate=False)
             admitted += 1
             nxt = g.head()
@@ -384,7 +389,7 @@ class AdmissionQueue:
     def _pick(self, route: Route, w: Waiter) -> Target | None:
         """Choose a free usable target by the route's strategy."""
         targets = route.usable_targets(w.excluded)
-        free = [t for t in targets if self._room(t.slot)]
+        free = [t for t in targets if self._room(t.slot, w.cls)]
         if not free:
             return None
         if len(free) == 1:
@@ -626,10 +631,34 @@ class AdmissionQueue:
         slot.inflight -= 1
         self._dispatch_slot(slot)
 
-    def _room(self, slot: Slot) -> bool:
-        """May this process start one more request on the backend? (Shared admission's
-        fallback narrows it to this process's share.)"""
-        return slot.free
+    def _room(self, slot: Slot, cls: int = HIGH) -> bool:
+        """May this process start one more request of class `cls` on the backend? (Shared
+        admission's fallback narrows it to this process's share.)"""
+        return slot.usable and slot.inflight < slot.max_inflight - self.reserved(slot, cls)
+
+    def reserved(self, slot: Slot, cls: int) -> int:
+        """Of the backend's limit, the slots kept from class `cls` now: its reserved headroom,
+        while a request of a higher class came for the backend within `headroom_secs` (work-
+        conserving: with none lately, the class may take them all). Every class keeps at least
+        one slot, so a small (or a learned, growing) limit still serves all of them."""
+        keep = slot.headroom[cls]
+        if keep <= 0 or not self.config.prioritize:
+            return 0
+        came = self._came.get(slot.name)
+        since = self.clock() - self.config.headroom_secs
+        if came is None or max(came[cls + 1 :], default=-math.inf) < since:
+            return 0
+        return min(keep, slot.max_inflight - 1)
+
+    def _came_for(self, w: Waiter) -> None:
+        """A request of class w.cls came for these backends: their lower classes' headroom
+        is held for it from now."""
+        now = self.clock()
+        for t in w.route.usable_targets(w.excluded):
+            came = self._came.get(t.slot.name)
+            if came is None:
+                came = self._came[t.slot.name] = [-math.inf, -math.inf, -math.inf]
+            came[w.cls] = now
 
     def _forget(self, w: Waiter) -> None:
         """A waiter left the line without a slot: nothing to do here (shared admission
@@ -639,8 +668,8 @@ class AdmissionQueue:
         """Give each free slot on this backend to the best waiter that can use it."""
         while self._room(slot):
             choice = self._best_for(slot)
-            if choice is None:
-                return
+            if choice is None or not self._room(slot, choice[0].cls):
+                return  # nobody, or the best is of a class the rest is kept from
             self._admit(*choice, immediate=False)
 
     def _best_for(self, slot: Slot) -> tuple[Waiter, Target, bool] | None:

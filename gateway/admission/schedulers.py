@@ -29,6 +29,8 @@ class SchedulerConfig:
     max_waiters: int = 0  # 0 = unbounded
     prioritize: bool = True  # False: one class, arrival order
     fair_share: bool = False  # strict only: owners take turns inside a class
+    # A backend's reserved headroom holds while a higher class came within this (seconds).
+    headroom_secs: float = 30.0
 
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> SchedulerConfig:
@@ -39,6 +41,7 @@ class SchedulerConfig:
             max_waiters=int(values["gateway.max_waiters"]),
             prioritize=bool(values["gateway.priority_enabled"]),
             fair_share=bool(values["gateway.fair_share"]),
+            headroom_secs=float(values["gateway.headroom_secs"]),
         )
 
     def orders_like(self, other: SchedulerConfig) -> bool:

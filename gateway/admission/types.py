@@ -53,6 +53,9 @@ class Slot:
     inflight: int = 0
     removed: bool = False
     auto: bool = False  # max_inflight is learned, not configured (gateway/runtime/capacity.py)
+    # Reserved headroom: of its limit, how many slots each class (low, medium, high) is kept
+    # from while a higher class has come lately (the admission queue's `reserved`).
+    headroom: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def usable(self) -> bool:

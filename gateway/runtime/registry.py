@@ -43,6 +43,7 @@ class BackendSpec:
     capacity_auto: bool = False
     capacity_floor: int = 1
     capacity_ceiling: int = 256
+    headroom: tuple[int, int, int] = (0, 0, 0)  # slots kept from low, medium, high (always 0)
     weight: int = 1
     enabled: bool = True
     health_path: str = "/health"
@@ -170,6 +171,7 @@ class Snapshot:
                 slot = slots[b.name] = Slot(b.name)
             _set_capacity(slot, b)
             slot.weight = max(1, b.weight)
+            slot.headroom = b.headroom
             # A base URL saved before it was checked may be one no client takes: such a backend
             # serves nothing (callers get no_healthy_backend), rather than a 500 per request.
             slot.enabled = b.enabled and _usable_url(b)

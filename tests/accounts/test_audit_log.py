@@ -139,6 +139,7 @@ BACKEND_FIELDS = (
     "priority",
     "surfaces",
     "store_responses",
+    "headroom",
 )
 
 FIVE_A_MINUTE = {"measure": "requests", "window": "minute", "limit": 5, "model": None}

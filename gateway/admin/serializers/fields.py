@@ -268,6 +268,42 @@ class SurfacesField(StrictField):
         return {name: data[name] for name in SURFACE_NAMES if data.get(name, "auto") != "auto"}
 
 
+HEADROOM_CLASSES: Final = ("low", "medium")  # high is kept from nothing
+HEADROOM_MAX: Final = 1000
+
+_HEADROOM_SCHEMA: Final = {
+    "type": "object",
+    "properties": {
+        name: {"type": "integer", "minimum": 0, "maximum": HEADROOM_MAX}
+        for name in HEADROOM_CLASSES
+    },
+    "additionalProperties": False,
+}
+
+
+@extend_schema_field(_HEADROOM_SCHEMA)
+class HeadroomField(StrictField):
+    """Reserved headroom: {"low": 2, "medium": 1} keeps the backend's last two slots from low
+    and its last one from medium while a higher class comes; a class left out is kept from
+    none. Nested: a lower class is kept from at least as many as a higher one."""
+
+    def to_internal_value(self, data: Any) -> dict[str, int]:
+        if not isinstance(data, dict):
+            raise refuse('headroom must be an object of class: slots, e.g. {"low": 2}.')
+        for name, keep in data.items():
+            if name not in HEADROOM_CLASSES:
+                raise refuse(f"headroom: unknown class {name!r}; there are low and medium.")
+            if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= HEADROOM_MAX:
+                raise refuse(f"headroom.{name} must be an integer from 0 to {HEADROOM_MAX}.")
+        low, medium = data.get("low", 0), data.get("medium", 0)
+        if medium > low:
+            raise refuse(
+                f"headroom.low ({low}) must be at least headroom.medium ({medium}): "
+                "a lower class is kept from at least as many slots as a higher one."
+            )
+        return {name: data[name] for name in HEADROOM_CLASSES if data.get(name, 0)}
+
+
 class JsonObjectSerializer(serializers.Serializer):
     """An input serializer whose body must be a JSON object (code invalid_request otherwise)."""
 

@@ -15,6 +15,7 @@ from gateway.admin.serializers.fields import (
     ApiKeyField,
     BaseUrlField,
     BoolField,
+    HeadroomField,
     HealthPathField,
     IntegerRangeField,
     JsonObjectSerializer,
@@ -84,6 +85,10 @@ class BackendIn(JsonObjectSerializer):
     aliases = AliasesField(required=False, help_text='{"alias": "served model id"}')
     priority = PriorityModeField(required=False)
     surfaces = SurfacesField(required=False)
+    headroom = HeadroomField(
+        required=False,
+        help_text="Slots kept from a class while a higher one comes (gateway.headroom_secs).",
+    )
     store_responses = BoolField(
         required=False,
         help_text="Let it keep Responses state (store, previous_response_id, conversations) "
@@ -176,6 +181,11 @@ class BackendOut(serializers.Serializer):
     )
     store_responses = serializers.BooleanField(
         help_text="It keeps Responses state for callers (when it serves /v1/responses itself)."
+    )
+    headroom = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Of its limit, the slots kept from low and from medium while a higher class "
+        "comes.",
     )
     pools = serializers.ListField(child=serializers.CharField())
     healthy = serializers.BooleanField(allow_null=True, help_text="null: no gateway runs here.")

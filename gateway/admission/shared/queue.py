@@ -67,6 +67,7 @@ from gateway.admission.types import (
     Waiter,
     warm_key,
 )
+from gateway.core.classes import HIGH
 from gateway.core.redis_clients import AWAY, REDIS_TIMEOUT, answered, connect_async
 
 log = logging.getLogger("aiplane.gateway")
@@ -174,7 +175,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         if self.on_fallback is not None:
             self.on_fallback(True)
 
-    def _room(self, slot: Slot) -> bool:
+    def _room(self, slot: Slot, cls: int = HIGH) -> bool:
+        # Shared, the scripts decide on Redis (reserved headroom is this process's alone: not
+        # yet kept over the group); in an outage, this process's share of the backend.
         if not self.fallback:
             return slot.free
         return slot.usable and slot.inflight < self.share(slot.max_inflight)

@@ -77,6 +77,7 @@ def test_putting_a_new_name_creates_the_backend(carol_client: Client) -> None:
         "capacity_floor": 1,
         "capacity_ceiling": 256,
         "capacity": None,
+        "headroom": {},
     }
     assert Backend.objects.count() == 1
 
@@ -89,6 +90,20 @@ def test_a_new_backend_takes_the_documented_defaults(carol_client: Client) -> No
     assert (body["max_inflight"], body["weight"], body["enabled"]) == (16, 1, True)
     assert (body["has_api_key"], body["priority"]) == (False, {"mode": "auto"})
     assert body["forwarding"] == "not forwarded: the backend has not been identified"
+
+
+def test_a_backends_reserved_headroom_is_saved_shown_and_reaches_its_slot(
+    carol_client: Client, gpu1: Backend
+) -> None:
+    response = put(carol_client, BACKENDS, {"name": "gpu1", "headroom": {"low": 2, "medium": 1}})
+    assert response.status_code == 200, response.content
+    assert response.json()["headroom"] == {"low": 2, "medium": 1}
+    from gateway.admin.selectors import load_topology
+
+    [spec] = [b for b in load_topology().backends if b.name == "gpu1"]
+    assert spec.headroom == (2, 1, 0)
+    cleared = put(carol_client, BACKENDS, {"name": "gpu1", "headroom": {"low": 0}}).json()
+    assert cleared["headroom"] == {}
 
 
 def test_putting_an_existing_name_updates_only_the_fields_sent(
@@ -284,6 +299,37 @@ REFUSED_BACKEND_CHANGES = [
             "health_path",
         ),
         id="relative-health-path",
+    ),
+    pytest.param(
+        {"headroom": {"high": 1}},
+        invalid(
+            "headroom: unknown class 'high'; there are low and medium.", "invalid_value", "headroom"
+        ),
+        id="headroom-for-high",
+    ),
+    pytest.param(
+        {"headroom": {"low": -1}},
+        invalid("headroom.low must be an integer from 0 to 1000.", "invalid_value", "headroom"),
+        id="headroom-negative",
+    ),
+    pytest.param(
+        {"headroom": {"low": 1, "medium": 2}},
+        invalid(
+            "headroom.low (1) must be at least headroom.medium (2): a lower class is kept from "
+            "at least as many slots as a higher one.",
+            "invalid_value",
+            "headroom",
+        ),
+        id="headroom-not-nested",
+    ),
+    pytest.param(
+        {"headroom": [2, 1]},
+        invalid(
+            'headroom must be an object of class: slots, e.g. {"low": 2}.',
+            "invalid_value",
+            "headroom",
+        ),
+        id="headroom-not-an-object",
     ),
 ]
 
@@ -954,6 +1000,7 @@ def test_the_openapi_document_describes_backend_and_pool_bodies() -> None:
         "pools",
         "capacity_floor",
         "capacity_ceiling",
+        "headroom",
     }
     assert components["BackendIn"]["required"] == ["name"]
     assert "api_key" not in components["BackendOut"]["properties"]

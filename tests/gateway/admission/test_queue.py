@@ -1211,6 +1211,75 @@ def test_strict_ignores_affinity_and_aging(
     assert not any(r for _, _, r in rec.flags)
 
 
+# ----- reserved headroom -----------------------------------------------------------------------
+
+
+def test_a_high_request_starts_at_once_on_a_backend_full_of_low_work_while_headroom_is_held(
+    local_queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=4, headroom=(2, 1, 0))
+    chat = route("chat", gpu)
+    enter(local_queue, chat, "early-high", cls=HIGH).acquired.release()  # a high came lately
+    lows = [enter(local_queue, chat, f"low-{i}", cls=LOW) for i in range(4)]
+    assert [w.state for w in lows] == [ADMITTED, ADMITTED, WAITING, WAITING]  # capacity - 2
+    medium = enter(local_queue, chat, "medium", cls=MEDIUM)
+    assert medium.state == ADMITTED and gpu.inflight == 3  # capacity - 1
+    assert enter(local_queue, chat, "medium-2", cls=MEDIUM).state == WAITING
+
+    high = enter(local_queue, chat, "high", cls=HIGH)
+
+    assert high.state == ADMITTED and gpu.inflight == 4  # the slot kept for it
+    # Kept means from the whole in flight: three run, so medium (capacity - 1) waits too.
+    lows[0].acquired.release()
+    assert gpu.inflight == 3
+    assert [w.state for w in local_queue.waiters()] == [WAITING] * 3  # medium-2, low-2, low-3
+
+
+def test_headroom_lifts_when_no_higher_class_came_lately_and_holds_again_when_one_does(
+    local_queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=4, headroom=(2, 1, 0))
+    chat = route("chat", gpu)
+    # No higher class ever came: work-conserving, low takes every slot.
+    lows = [enter(local_queue, chat, f"low-{i}", cls=LOW) for i in range(4)]
+    assert gpu.inflight == 4
+    high = enter(local_queue, chat, "high", cls=HIGH)  # waits a whole low job, as without it
+    assert high.state == WAITING
+    for w in lows[:3]:
+        w.acquired.release()
+    assert high.state == ADMITTED
+    # A high came: new lows start only below capacity - 2, and two run (a low and the high).
+    waiting_lows = [enter(local_queue, chat, f"more-{i}", cls=LOW) for i in range(3)]
+    assert gpu.inflight == 2
+    assert [w.state for w in waiting_lows] == [WAITING] * 3
+    clock.t = 31  # no high for longer than headroom_secs: the reservation lifts
+    local_queue.dispatch_pass()
+    assert sum(w.state == ADMITTED for w in waiting_lows) == 2
+
+
+def test_headroom_leaves_every_class_one_slot_of_a_small_or_learned_limit(
+    local_queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    gpu = Slot("gpu", max_inflight=1, headroom=(2, 1, 0), auto=True)  # a cold start, at 1
+    chat = route("chat", gpu)
+    enter(local_queue, chat, "high", cls=HIGH).acquired.release()
+    low = enter(local_queue, chat, "low", cls=LOW)
+    assert low.state == ADMITTED
+    low.acquired.release()
+    gpu.max_inflight = 3  # the limit grew: the reservation takes two of it again
+    assert [enter(local_queue, chat, f"l{i}", cls=LOW).state for i in range(2)] == [
+        ADMITTED, WAITING
+    ]  # fmt: skip
+
+
+def test_headroom_is_no_reservation_with_priority_off(clock: FakeClock, rec: Recorder) -> None:
+    queue = AdmissionQueue(clock=clock, config=SchedulerConfig(prioritize=False), observer=rec)
+    gpu = Slot("gpu", max_inflight=2, headroom=(1, 1, 0))
+    chat = route("chat", gpu)
+    enter(queue, chat, "high", cls=HIGH).acquired.release()
+    assert [enter(queue, chat, f"r{i}").state for i in range(2)] == [ADMITTED, ADMITTED]
+
+
 # ----- edf ------------------------------------------------------------------------------------
 
 
