@@ -54,6 +54,7 @@ def _shared_lines(queue: Any, shared: dict[str, Any]) -> tuple[list[dict], list[
                     "offset": info.get("offset", 0),
                     "score": None if score is None else round(score, 2),
                     "age_secs": round(now - float(info.get("arrival", now)), 3),
+                    "estimated_wait_secs": None,  # each process knows only its own pace
                     "waits_for": info.get("waits_for", []),
                     "model": info.get("model", ""),
                     "user": info.get("user", ""),
@@ -149,6 +150,8 @@ def _local_lines(queue: Any) -> tuple[list[dict], list[dict]]:
         for position, w in enumerate(line[:500], start=1):
             tag = w.tag
             score = queue.score(w)
+            # Those before it in its line, at the pace its backends took requests lately.
+            estimate = queue.estimated_wait(w, ahead=position - 1)
             waiters.append(
                 {
                     "id": str(w.seq),  # one type with a shared waiter's id
@@ -158,6 +161,7 @@ def _local_lines(queue: Any) -> tuple[list[dict], list[dict]]:
                     "offset": w.offset,
                     "score": None if score is None else round(score, 2),
                     "age_secs": round(now - w.arrival, 3),
+                    "estimated_wait_secs": None if estimate is None else round(estimate, 1),
                     "waits_for": queue.waits_for(w),
                     "model": getattr(tag, "model", ""),
                     "user": getattr(tag, "username", ""),

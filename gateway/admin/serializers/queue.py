@@ -32,6 +32,11 @@ class QueueWaiterOut(serializers.Serializer):
         allow_null=True, help_text="The serial scheduler's score now; null for the others."
     )
     age_secs = serializers.FloatField()
+    estimated_wait_secs = serializers.FloatField(
+        allow_null=True,
+        help_text="When it should have a slot: those before it in its line, at the pace its "
+        "backends took requests lately; null while unknown (or with shared admission).",
+    )
     waits_for = serializers.ListField(
         child=serializers.CharField(), help_text="The backends it may be given, warm one first."
     )

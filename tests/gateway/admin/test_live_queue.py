@@ -126,6 +126,7 @@ def test_an_administrator_gets_the_state_at_once_and_an_update_when_a_waiter_com
                 "alice-token",
             )
             assert waiter["age_secs"] >= 0
+            assert waiter["estimated_wait_secs"] is None  # the backend took one: no pace yet
 
             configure(engine, slots=1)
             assert blocker.result().status_code == 200
@@ -163,6 +164,7 @@ def test_the_admin_queue_api_shows_the_same_picture_as_the_websocket(
         for state in (picture, pushed):
             for waiter in state["waiters"]:
                 waiter.pop("age_secs")
+                waiter.pop("estimated_wait_secs")  # the pace is measured up to now
         assert picture == pushed
         assert picture["depth"] == {"low": 0, "medium": 1, "high": 0}
         assert picture["backends"] == [

@@ -1510,6 +1510,21 @@ def test_the_estimated_wait_counts_only_the_waiters_and_the_pace_of_the_backends
     running.release()
 
 
+def test_each_waiter_in_line_has_its_estimated_wait_from_those_before_it(
+    local_queue: AdmissionQueue, clock: FakeClock
+) -> None:
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(local_queue, chat)
+    line = [enter(local_queue, chat, f"w{i}") for i in range(4)]
+    assert local_queue.estimated_wait(line[0], ahead=0) is None  # no pace measured yet
+    for t in (2, 4):  # the backend takes one every two seconds
+        clock.t = t
+        running.release()
+        running = next(w.acquired for w in line if w.acquired and not w.acquired.released)
+    waiting = [w for w in line if w.state == WAITING]
+    assert [local_queue.estimated_wait(w, ahead=i) for i, w in enumerate(waiting)] == [0.0, 2.0]
+
+
 def _full_of_lows(
     queue: AdmissionQueue, clock: FakeClock, arrivals: list[tuple[str, dict[str, object]]]
 ) -> Route:
