@@ -40,7 +40,6 @@ from aiplane.catalog import (
 from gateway.admin import services as admin_services
 from gateway.admin.crypto import decrypt
 from gateway.admin.serializers.topology import BackendIn, PoolIn
-from gateway.admin.services import TopologyError
 from gateway.admin.shapes import backend_settings, pool_state
 from gateway.models import Backend, Pool
 
@@ -412,7 +411,7 @@ class _Import:
         if isinstance(err, ValidationError):
             for where, message in _flatten(err.detail, path):
                 self.refuse(where, message)
-        elif isinstance(err, ApiError | TopologyError):
+        elif isinstance(err, ApiError):
             self.refuse(path + ((err.param,) if err.param else ()), err.message)
         elif isinstance(err, SettingError):
             self.refuse(path, str(err))
@@ -494,7 +493,7 @@ class _Import:
                     raise _Unchanged
         except _Unchanged:
             pass
-        except (ValidationError, ApiError, SettingError, TopologyError) as err:
+        except (ValidationError, ApiError, SettingError) as err:
             found = len(self.errors)
             self.refuse_error(path, err)
             if doing:

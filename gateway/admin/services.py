@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from django.db import transaction
 from rest_framework.serializers import Serializer
 
+from accounts.api_errors import ApiError
 from aiplane import audit, changes
 from gateway.admin.crypto import encrypt
 from gateway.admin.selectors import load_topology
@@ -15,14 +16,6 @@ from gateway.admin.serializers.topology import BackendIn, PoolIn
 from gateway.admin.shapes import backend_state, detected_state, pool_state
 from gateway.models import Backend, Pool
 from gateway.runtime.runtime import current_runtime
-
-
-class TopologyError(ValueError):
-    """A refused delete of a backend or pool that does not exist (input errors are DRF's)."""
-
-    def __init__(self, message: str, *, code: str, param: str | None = None, status: int = 400):
-        super().__init__(message)
-        self.message, self.code, self.param, self.status = message, code, param, status
 
 
 @transaction.atomic
@@ -126,7 +119,7 @@ def _named(model: type[_Named], what: str, name: str) -> _Named:
     """The backend or pool called `name`, or a 404 (code backend_not_found, pool_not_found)."""
     found = model.objects.filter(name=name).first()
     if found is None:
-        raise TopologyError(f"No {what} named '{name}'.", code=f"{what}_not_found", status=404)
+        raise ApiError(404, f"{what}_not_found", f"No {what} named '{name}'.")
     return found
 
 
@@ -183,11 +176,12 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
         if everyone is None:
             fields["everyone"] = not groups
     elif everyone is None and groups == [] and not pool.everyone and pool.allowed_groups:
-        raise TopologyError(
+        raise ApiError(
+            400,
+            "access_widening",
             f"Removing every group from the pool '{pool.name}' would open it to everyone: "
             "send everyone: true to allow that, or everyone: false to close it.",
-            code="access_widening",
-            param="everyone",
+            "everyone",
         )
     elif everyone is None and groups:
         fields["everyone"] = False  # naming groups narrows an open pool to them
@@ -209,9 +203,9 @@ def pool_delete(*, name: str, actor: Any = None) -> None:
 
 def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
+        raise ApiError(400, "invalid_name", NAME_MESSAGE, "name")
     if model.objects.filter(name=name).exists():
-        raise TopologyError(f"A {what} named '{name}' exists.", code="name_taken", param="name")
+        raise ApiError(400, "name_taken", f"A {what} named '{name}' exists.", "name")
     return name
 
 
