@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -18,6 +20,18 @@ group_name_validator = RegexValidator(
     "A group name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
     code="invalid_group_name",
 )
+
+
+def actor_field() -> models.ForeignKey[Any, Any]:
+    """The person who did something to a row (revoked it, set its priority): null once their
+    account is deleted, the row kept; no reverse accessor on the user."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
 
 
 def _as_priority(value: int | None) -> Priority | None:
@@ -79,35 +93,17 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     # The owner, or the administrator who stopped a key that leaked: the owner is told which.
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    revoked_by = actor_field()
     # None means every model the owner's groups may use; a list narrows it further.
     model_allowlist = models.JSONField(null=True, blank=True)
     priority = models.PositiveSmallIntegerField(null=True, blank=True, choices=PRIORITY_CHOICES)
-    priority_set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    priority_set_by = actor_field()
     # Decides whether the override is capped at the owner's ceiling when a request arrives.
     priority_set_by_admin = models.BooleanField(default=False)
     # None inherits the owner's allowance; a list of limits lowers it (or, set by another
     # administrator, replaces it): accounts/allowances.py.
     allowance = models.JSONField(null=True, blank=True)
-    allowance_set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    allowance_set_by = actor_field()
     allowance_set_by_admin = models.BooleanField(default=False)
 
     class Meta:
