@@ -38,7 +38,26 @@ def _as_priority(value: int | None) -> Priority | None:
     return None if value is None else Priority(value)
 
 
-class GatewayGroup(models.Model):
+class PriorityAndAllowance(models.Model):
+    """What a group and a token both set, each in its own columns: a priority (0/1/2) and an
+    allowance (a JSON list of limits), read here as what they mean."""
+
+    priority: int | None
+    allowance: Any
+
+    class Meta:
+        abstract = True
+
+    @property
+    def priority_class(self) -> Priority | None:
+        return _as_priority(self.priority)
+
+    @property
+    def allowance_limits(self) -> Allowance | None:
+        return parse_allowance(self.allowance)
+
+
+class GatewayGroup(PriorityAndAllowance):
     # The name is the group's identity in the API (PUT by name, DELETE /groups/{name}).
     name = models.CharField(max_length=64, unique=True, validators=[group_name_validator])
     description = models.TextField(blank=True, default="")
@@ -60,14 +79,6 @@ class GatewayGroup(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def priority_class(self) -> Priority | None:
-        return _as_priority(self.priority)
-
-    @property
-    def allowance_limits(self) -> Allowance | None:
-        return parse_allowance(self.allowance)
-
 
 class UserProfile(models.Model):
     LANGUAGE_CHOICES = [(code, code) for code in LANGUAGES]
@@ -81,7 +92,7 @@ class UserProfile(models.Model):
         return f"{self.user_id}: {self.language}"
 
 
-class ApiToken(models.Model):
+class ApiToken(PriorityAndAllowance):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
@@ -111,14 +122,6 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}...)"
-
-    @property
-    def priority_class(self) -> Priority | None:
-        return _as_priority(self.priority)
-
-    @property
-    def allowance_limits(self) -> Allowance | None:
-        return parse_allowance(self.allowance)
 
     @property
     def is_revoked(self) -> bool:
