@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from django.db import transaction
+from django.db.models import QuerySet
 from rest_framework.serializers import Serializer
 
 from accounts.api_errors import ApiError
@@ -54,11 +55,6 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
     serializer = serializer_class(data=data, context=context)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
-
-
-def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
-    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
-        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
 
 
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
@@ -123,16 +119,32 @@ def _named(model: type[_Named], what: str, name: str) -> _Named:
     return found
 
 
+def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
+    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
+
+
+def _delete(
+    found: Backend | Pool,
+    what: str,
+    before: dict[str, Any],
+    losing: QuerySet[Pool],
+    *,
+    actor: Any,
+) -> None:
+    """Delete a backend or pool (`before`: its audited state) and apply it; the pools `losing`
+    it (a member, a fallback) lose it too, and their rows in the audit log say so."""
+    pools = {p.pk: pool_state(p) for p in losing.select_related("fallback")}
+    found.delete()
+    audit.record(actor, f"{what}.delete", found.name, before, None)
+    _record_pools_changed(actor, pools)
+    apply_topology()
+
+
 @transaction.atomic
 def backend_delete(*, name: str, actor: Any = None) -> None:
     backend = _named(Backend, "backend", name)
-    before = backend_state(backend)
-    # The pools it served lose it too: their rows say so.
-    pools = {p.pk: pool_state(p) for p in backend.pools.select_related("fallback")}
-    backend.delete()
-    audit.record(actor, "backend.delete", name, before, None)
-    _record_pools_changed(actor, pools)
-    apply_topology()
+    _delete(backend, "backend", backend_state(backend), backend.pools.all(), actor=actor)
 
 
 @transaction.atomic
@@ -192,13 +204,7 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
     pool = _named(Pool, "pool", name)
-    before = pool_state(pool)
-    # Pools that fell back to it lose their fallback too: their rows say so.
-    pools = {p.pk: pool_state(p) for p in pool.fallback_for.select_related("fallback")}
-    pool.delete()
-    audit.record(actor, "pool.delete", name, before, None)
-    _record_pools_changed(actor, pools)
-    apply_topology()
+    _delete(pool, "pool", pool_state(pool), pool.fallback_for.all(), actor=actor)
 
 
 def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
