@@ -46,11 +46,10 @@ import struct
 import sys
 import threading
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
-from gateway.core.serving import bound_socket
+from gateway.core.serving import Background, bound_socket
 
 NAMESPACES = ("sim", "wire")
 
@@ -280,7 +279,7 @@ async def _until_eof(reader: asyncio.StreamReader) -> None:
             pass
 
 
-class FaultProxy:
+class FaultProxy(Background):
     """A TCP relay in front of one engine that applies `[[wire:...]]` directives.
 
     In a test: `with FaultProxy(sim.url) as proxy:` and point the backend at `proxy.url`. In a
@@ -447,18 +446,6 @@ class FaultProxy:
         if thread is not None:
             thread.join(timeout)
         self._thread = None
-
-    def __enter__(self) -> FaultProxy:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def main(argv: list[str] | None = None) -> None:
