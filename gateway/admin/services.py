@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.db import transaction
@@ -69,10 +70,7 @@ def backend_save(*, data: Any, actor: Any = None) -> Backend:
 @transaction.atomic
 def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     """Store a backend from BackendIn's validated fields (those left out keep their value)."""
-    fields = dict(fields)
-    name = fields.pop("name")
-    backend = Backend.objects.filter(name=name).first() or Backend(name=name)
-    before = None if backend.pk is None else backend_state(backend)
+    backend, fields, before = _put_target(Backend, fields, backend_state)
     old_url = backend.base_url
     key_replaced = False
     if "api_key" in fields:
@@ -102,13 +100,31 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     after = backend_state(backend)
     if key_replaced:
         after["api_key_replaced"] = True  # one masked key looks like another: say it changed
-    action = "backend.create" if before is None else "backend.update"
-    audit.record(actor, action, backend.name, before, after)
-    apply_topology()
+    _put_done(actor, "backend", backend.name, before, after)
     return backend
 
 
 _Named = TypeVar("_Named", Backend, Pool)
+
+
+def _put_target(
+    model: type[_Named], fields: dict[str, Any], state: Callable[[_Named], dict[str, Any]]
+) -> tuple[_Named, dict[str, Any], dict[str, Any] | None]:
+    """What a put writes: the backend or pool of that name (a new one if none), the fields to
+    set (all but the name), and its audited state before (None: this creates it)."""
+    fields = dict(fields)
+    name = fields.pop("name")
+    found = model.objects.filter(name=name).first() or model(name=name)
+    return found, fields, None if found.pk is None else state(found)
+
+
+def _put_done(
+    actor: Any, what: str, name: str, before: dict[str, Any] | None, after: dict[str, Any]
+) -> None:
+    """Audit a put as a creation or an update, and apply it."""
+    verb = "create" if before is None else "update"
+    audit.record(actor, f"{what}.{verb}", name, before, after)
+    apply_topology()
 
 
 def _named(model: type[_Named], what: str, name: str) -> _Named:
@@ -156,10 +172,7 @@ def pool_save(*, data: Any, known_groups: set[str], actor: Any = None) -> Pool:
 @transaction.atomic
 def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     """Store a pool from PoolIn's validated fields (those left out keep their value)."""
-    fields = dict(fields)
-    name = fields.pop("name")
-    pool = Pool.objects.filter(name=name).first() or Pool(name=name)
-    before = None if pool.pk is None else pool_state(pool)
+    pool, fields, before = _put_target(Pool, fields, pool_state)
     _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
@@ -168,9 +181,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     if names is not None:
         found = {b.name: b for b in Backend.objects.filter(name__in=names)}
         pool.backends.set([found[n] for n in names])
-    action = "pool.create" if before is None else "pool.update"
-    audit.record(actor, action, pool.name, before, pool_state(pool))
-    apply_topology()
+    _put_done(actor, "pool", pool.name, before, pool_state(pool))
     return pool
 
 
