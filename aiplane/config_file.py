@@ -64,18 +64,6 @@ Path = tuple[str | int, ...]
 # ----- the state, as the file describes it ---------------------------------------------------
 
 
-def _group_entry(group: Any) -> dict[str, Any]:
-    priority = group.priority_class
-    return {
-        "name": group.name,
-        "description": group.description,
-        "is_admin": group.is_admin,
-        "is_default": group.is_default,
-        "priority": None if priority is None else priority.label,
-        "allowance": group.allowance,  # stored in the API's own form
-    }
-
-
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
     if not backend.api_key_encrypted:
@@ -88,7 +76,7 @@ def _key_fingerprint(backend: Any) -> str | None:
 def _defaults(section: str) -> dict[str, Any]:
     """What a field left out of an entry means: the value of a new object, as the API makes it."""
     if section == "groups":
-        entry = _group_entry(GatewayGroup())
+        entry = account_services.group_settings(GatewayGroup())
     elif section == "backends":
         entry = {**backend_settings(Backend()), "api_key": ""}
         del entry["base_url"]  # has none: every backend names its own
@@ -115,7 +103,7 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
     """One object's entry as stored now (None when there is none)."""
     if section == "groups":
         group = GatewayGroup.objects.filter(name=name).first()
-        return None if group is None else _group_entry(group)
+        return None if group is None else account_services.group_settings(group)
     if section == "backends":
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
@@ -129,7 +117,10 @@ def current_state() -> State:
     pools = Pool.objects.select_related("fallback").prefetch_related("backends")
     return State(
         settings=all_settings(),
-        groups={g.name: _group_entry(g) for g in GatewayGroup.objects.order_by("name")},
+        groups={
+            g.name: account_services.group_settings(g)
+            for g in GatewayGroup.objects.order_by("name")
+        },
         backends={
             b.name: {**backend_settings(b), "api_key": _key_fingerprint(b)}
             for b in Backend.objects.order_by("name")
