@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import yaml
 from django.db import transaction
+from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 
 from accounts import services as account_services
@@ -546,16 +547,28 @@ class _Import:
                 )
 
             self.write(("groups", i), "groups", entry["name"], put)
-        if self.prune and "groups" in self.entries:
-            keep = set(self.declared["groups"])
-            for group in GatewayGroup.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("groups",),
-                    "groups",
-                    group.name,
-                    partial(account_services.group_delete, group=group, actor=IMPORT_ACTOR),
-                    doing=f"deleting group {group.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "groups",
+            GatewayGroup.objects.all(),
+            lambda group: account_services.group_delete(group=group, actor=IMPORT_ACTOR),
+        )
+
+    def delete_undeclared(
+        self, section: str, objects: QuerySet[Any], delete: Callable[[Any], None]
+    ) -> None:
+        """With prune, delete each of `objects` (the section's) that the file does not name; a
+        section the file leaves out is not managed."""
+        if not self.prune or section not in self.entries:
+            return
+        what = section.removesuffix("s")
+        for found in objects.exclude(name__in=set(self.declared[section])).order_by("name"):
+            self.write(
+                (section,),
+                section,
+                found.name,
+                partial(delete, found),
+                doing=f"deleting {what} {found.name} (not in the file)",
+            )
 
     def backend_key(self, path: Path, name: str, entry: dict[str, Any]) -> tuple[bool, Any]:
         """The api_key to store: "" for none, None to keep the stored one; (False, _) refused."""
@@ -597,16 +610,11 @@ class _Import:
                 )
 
             self.write(("backends", i), "backends", name, put)
-        if self.prune and "backends" in self.entries:
-            keep = set(self.declared["backends"])
-            for backend in Backend.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("backends",),
-                    "backends",
-                    backend.name,
-                    partial(admin_services.backend_delete, name=backend.name, actor=IMPORT_ACTOR),
-                    doing=f"deleting backend {backend.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "backends",
+            Backend.objects.all(),
+            lambda backend: admin_services.backend_delete(name=backend.name, actor=IMPORT_ACTOR),
+        )
 
     def apply_pools(self) -> None:
         defaults = _defaults("pools")
@@ -628,16 +636,11 @@ class _Import:
 
             if self.write(("pools", i), "pools", entry["name"], put):
                 written.append((i, entry))
-        if self.prune and "pools" in self.entries:
-            keep = set(self.declared["pools"])
-            for pool in Pool.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("pools",),
-                    "pools",
-                    pool.name,
-                    partial(admin_services.pool_delete, name=pool.name, actor=IMPORT_ACTOR),
-                    doing=f"deleting pool {pool.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "pools",
+            Pool.objects.all(),
+            lambda pool: admin_services.pool_delete(name=pool.name, actor=IMPORT_ACTOR),
+        )
         for i, entry in written:
             data = {"name": entry["name"], "fallback": entry.get("fallback")}
 
