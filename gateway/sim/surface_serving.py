@@ -129,25 +129,17 @@ class SurfaceEngine(FaultyEngine):
             run = self._generate(job, delay, surface)
         await self._guarded(receive, send, record, run, surface)
 
-    # -- Anthropic's /v1/messages --
-
-    async def _messages(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._serve_surface(
-            scope, receive, send, MESSAGES, self.config.messages, self._run_messages
-        )
-
     async def _serve_surface(
         self,
+        surface: Surface,
+        run: Callable[[Receive, Send, Record, dict[str, Any]], Awaitable[None]],
         scope: Scope,
         receive: Receive,
         send: Send,
-        surface: Surface,
-        served: bool,
-        run: Callable[[Receive, Send, Record, dict[str, Any]], Awaitable[None]],
     ) -> None:
-        """A request to Messages or Responses: a 404 where the engine does not serve it, else
-        `run` on its open record, closed whichever way `run` ends."""
-        if not served:
+        """A request to Messages (or its count_tokens) or Responses: a 404 where the engine
+        does not serve it, else `run` on its open record, closed whichever way `run` ends."""
+        if not surface.served(self):
             await self._not_served(send)
             return
         opened = await self._open_surface(scope, receive, send, surface)
@@ -158,6 +150,8 @@ class SurfaceEngine(FaultyEngine):
             await run(receive, send, record, body)
         finally:
             self._leave(record)
+
+    # -- Anthropic's /v1/messages --
 
     async def _run_messages(
         self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
@@ -206,11 +200,6 @@ class SurfaceEngine(FaultyEngine):
             call_id=lambda i: f"{prefix}{base}_{i}",
         )
 
-    async def _count_tokens(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._serve_surface(
-            scope, receive, send, MESSAGES, self.config.messages, self._run_count_tokens
-        )
-
     async def _run_count_tokens(
         self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
     ) -> None:
@@ -236,11 +225,6 @@ class SurfaceEngine(FaultyEngine):
         await self._finish(send, record, 200, payload)
 
     # -- OpenAI's /v1/responses --
-
-    async def _responses(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._serve_surface(
-            scope, receive, send, RESPONSES, self.config.responses, self._run_responses
-        )
 
     async def _run_responses(
         self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
