@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -20,11 +22,42 @@ group_name_validator = RegexValidator(
 )
 
 
+def actor_field() -> models.ForeignKey[Any, Any]:
+    """The person who did something to a row (revoked it, set its priority): null once their
+    account is deleted, the row kept; no reverse accessor on the user."""
+    return models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+
 def _as_priority(value: int | None) -> Priority | None:
     return None if value is None else Priority(value)
 
 
-class GatewayGroup(models.Model):
+class PriorityAndAllowance(models.Model):
+    """What a group and a token both set, each in its own columns: a priority (0/1/2) and an
+    allowance (a JSON list of limits), read here as what they mean."""
+
+    priority: int | None
+    allowance: Any
+
+    class Meta:
+        abstract = True
+
+    @property
+    def priority_class(self) -> Priority | None:
+        return _as_priority(self.priority)
+
+    @property
+    def allowance_limits(self) -> Allowance | None:
+        return parse_allowance(self.allowance)
+
+
+class GatewayGroup(PriorityAndAllowance):
     # The name is the group's identity in the API (PUT by name, DELETE /groups/{name}).
     name = models.CharField(max_length=64, unique=True, validators=[group_name_validator])
     description = models.TextField(blank=True, default="")
@@ -46,14 +79,6 @@ class GatewayGroup(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def priority_class(self) -> Priority | None:
-        return _as_priority(self.priority)
-
-    @property
-    def allowance_limits(self) -> Allowance | None:
-        return parse_allowance(self.allowance)
-
 
 class UserProfile(models.Model):
     LANGUAGE_CHOICES = [(code, code) for code in LANGUAGES]
@@ -67,7 +92,7 @@ class UserProfile(models.Model):
         return f"{self.user_id}: {self.language}"
 
 
-class ApiToken(models.Model):
+class ApiToken(PriorityAndAllowance):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
@@ -79,35 +104,17 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     # The owner, or the administrator who stopped a key that leaked: the owner is told which.
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    revoked_by = actor_field()
     # None means every model the owner's groups may use; a list narrows it further.
     model_allowlist = models.JSONField(null=True, blank=True)
     priority = models.PositiveSmallIntegerField(null=True, blank=True, choices=PRIORITY_CHOICES)
-    priority_set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    priority_set_by = actor_field()
     # Decides whether the override is capped at the owner's ceiling when a request arrives.
     priority_set_by_admin = models.BooleanField(default=False)
     # None inherits the owner's allowance; a list of limits lowers it (or, set by another
     # administrator, replaces it): accounts/allowances.py.
     allowance = models.JSONField(null=True, blank=True)
-    allowance_set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    allowance_set_by = actor_field()
     allowance_set_by_admin = models.BooleanField(default=False)
 
     class Meta:
@@ -115,14 +122,6 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}...)"
-
-    @property
-    def priority_class(self) -> Priority | None:
-        return _as_priority(self.priority)
-
-    @property
-    def allowance_limits(self) -> Allowance | None:
-        return parse_allowance(self.allowance)
 
     @property
     def is_revoked(self) -> bool:

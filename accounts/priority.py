@@ -21,6 +21,7 @@ class Priority(IntEnum):
 
 
 _BY_LABEL = {p.label: p for p in Priority}
+LABELS = tuple(_BY_LABEL)  # low, medium, high: the API's words for the classes
 
 
 def parse_priority(value: object) -> Priority | None:

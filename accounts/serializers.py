@@ -19,10 +19,13 @@ from accounts.allowances import (
     parse_allowance,
 )
 from accounts.models import LANGUAGES, group_name_validator
-from accounts.priority import InvalidPriority, Priority, parse_priority
+from accounts.priority import LABELS, InvalidPriority, Priority, parse_priority
+
+# A priority in the schema: its label.
+LABEL_SCHEMA = {"type": "string", "enum": list(LABELS)}
 
 
-@extend_schema_field({"type": "string", "enum": ["low", "medium", "high"], "nullable": True})
+@extend_schema_field({**LABEL_SCHEMA, "nullable": True})
 class PriorityField(serializers.Field):
     """A priority label, or null for "inherit"; anything else is code invalid_priority."""
 
@@ -177,7 +180,7 @@ class TokenOut(serializers.Serializer):
     def get_effective_allowance(self, token: Any) -> Any:
         return as_json(self.context["resolution"](token).effective)
 
-    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    @extend_schema_field(LABEL_SCHEMA)
     def get_effective_priority(self, token: Any) -> str:
         return self.context["effective"](token).label
 
@@ -326,12 +329,12 @@ class UserOut(serializers.Serializer):
         """Every group the person is in, the default groups (everyone's) included."""
         return sorted(self.context["resolved"][user.pk].groups)
 
-    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    @extend_schema_field(LABEL_SCHEMA)
     def get_priority(self, user: Any) -> str:
         """The class their requests get unless a token says otherwise (highest group's)."""
         return str(self.context["resolved"][user.pk].inherited.label)
 
-    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    @extend_schema_field(LABEL_SCHEMA)
     def get_max_priority(self, user: Any) -> str:
         """The highest class they may choose for their own tokens."""
         return str(self.context["resolved"][user.pk].max_priority.label)
@@ -388,7 +391,7 @@ class AdminTokenOut(TokenOut):
         setter = token.allowance_set_by
         return None if setter is None else str(setter.get_username())
 
-    @extend_schema_field({"type": "string", "enum": ["low", "medium", "high"]})
+    @extend_schema_field(LABEL_SCHEMA)
     def get_owner_priority(self, token: Any) -> str:
         return str(self.context["resolved"][token.owner_id].inherited.label)
 

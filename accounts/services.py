@@ -54,7 +54,9 @@ def _token_target(token: ApiToken) -> str:
     return f"{token.owner.get_username()}/{token.name}"
 
 
-def group_snapshot(group: GatewayGroup) -> dict[str, Any]:
+def group_settings(group: GatewayGroup) -> dict[str, Any]:
+    """What an administrator sets on a group, in the API's own form (a configuration file's
+    entry for it too); no members, so an unsaved group has them."""
     return {
         "name": group.name,
         "description": group.description,
@@ -62,6 +64,12 @@ def group_snapshot(group: GatewayGroup) -> dict[str, Any]:
         "is_default": group.is_default,
         "priority": _label(group.priority),
         "allowance": group.allowance,
+    }
+
+
+def group_snapshot(group: GatewayGroup) -> dict[str, Any]:
+    return {
+        **group_settings(group),
         "members": sorted(group.members.values_list("username", flat=True)),
     }
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,39 +18,43 @@ from aiplane.models import AuditEntry
 from gateway.admin.serializers.filters import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
-    FilterField,
+    ChoiceFilter,
     PageFilter,
+    PageOut,
+    QueryIn,
     TextFilter,
     TimeFilter,
+    filtered,
     page_of,
 )
 
-
-class ChoiceFilter(FilterField):
-    def __init__(self, *, choices: tuple[str, ...], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.choices = choices
-        self._spectacular_annotation = {"field": {"type": "string", "enum": list(choices)}}
-
-    def to_internal_value(self, data: Any) -> str:
-        if data not in self.choices:
-            raise self.refuse(f"{self.field_name} must be one of: {', '.join(self.choices)}.")
-        return str(data)
+# Each filter of the audit log and the field lookup it sets.
+AUDIT_LOOKUPS = {
+    "actor": "actor_name__icontains",
+    "kind": "kind",
+    "action": "action",
+    "target": "target__icontains",
+    "since": "at__gte",
+    "until": "at__lt",
+}
 
 
-class AuditQueryIn(serializers.Serializer):
+class ListedChoiceFilter(ChoiceFilter):
+    """One of the many audit kinds or actions: the refusal lists them all."""
+
+    def _refusal(self) -> ValidationError:
+        return self.refuse(f"{self.field_name} must be one of: {', '.join(self.choices)}.")
+
+
+class AuditQueryIn(QueryIn):
     actor = TextFilter(required=False, help_text="Part of the actor's name (a username).")
-    kind = ChoiceFilter(choices=KINDS, required=False, help_text="What was changed.")
-    action = ChoiceFilter(choices=ACTIONS, required=False, help_text="One action exactly.")
+    kind = ListedChoiceFilter(choices=KINDS, required=False, help_text="What was changed.")
+    action = ListedChoiceFilter(choices=ACTIONS, required=False, help_text="One action exactly.")
     target = TextFilter(required=False, help_text="Part of the target's name.")
     since = TimeFilter(required=False, help_text="From this time (ISO 8601), inclusive.")
     until = TimeFilter(required=False, help_text="Before this time (ISO 8601).")
     page = PageFilter(maximum=MAX_PAGE, required=False, default=1, help_text="From 1.")
     page_size = PageFilter(maximum=MAX_PAGE_SIZE, required=False, default=50)
-
-    def to_internal_value(self, data: Any) -> Any:
-        # An empty parameter is no filter, as on the activity API.
-        return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         since, until = attrs.get("since"), attrs.get("until")
@@ -90,11 +95,7 @@ class AuditEntryOut(serializers.Serializer):
         return changes(entry.before, entry.after)
 
 
-class AuditPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    page = serializers.IntegerField()
-    page_size = serializers.IntegerField()
-    has_next = serializers.BooleanField()
+class AuditPageOut(PageOut):
     results = AuditEntryOut(many=True)
 
 
@@ -118,17 +119,5 @@ class AdminAuditApi(APIView):
         query = AuditQueryIn(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        entries = AuditEntry.objects.all()
-        if "actor" in q:
-            entries = entries.filter(actor_name__icontains=q["actor"])
-        if "kind" in q:
-            entries = entries.filter(kind=q["kind"])
-        if "action" in q:
-            entries = entries.filter(action=q["action"])
-        if "target" in q:
-            entries = entries.filter(target__icontains=q["target"])
-        if "since" in q:
-            entries = entries.filter(at__gte=q["since"])
-        if "until" in q:
-            entries = entries.filter(at__lt=q["until"])
+        entries = filtered(AuditEntry.objects.all(), q, AUDIT_LOOKUPS)
         return Response(AuditPageOut(page_of(entries, q)).data)

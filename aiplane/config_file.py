@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import yaml
 from django.db import transaction
+from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
 
 from accounts import services as account_services
@@ -40,7 +41,6 @@ from aiplane.catalog import (
 from gateway.admin import services as admin_services
 from gateway.admin.crypto import decrypt
 from gateway.admin.serializers.topology import BackendIn, PoolIn
-from gateway.admin.services import TopologyError
 from gateway.admin.shapes import backend_settings, pool_state
 from gateway.models import Backend, Pool
 
@@ -65,18 +65,6 @@ Path = tuple[str | int, ...]
 # ----- the state, as the file describes it ---------------------------------------------------
 
 
-def _group_entry(group: Any) -> dict[str, Any]:
-    priority = group.priority_class
-    return {
-        "name": group.name,
-        "description": group.description,
-        "is_admin": group.is_admin,
-        "is_default": group.is_default,
-        "priority": None if priority is None else priority.label,
-        "allowance": group.allowance,  # stored in the API's own form
-    }
-
-
 def _key_fingerprint(backend: Any) -> str | None:
     """Tells keys apart without holding one: what the diff compares, never what it prints."""
     if not backend.api_key_encrypted:
@@ -89,7 +77,7 @@ def _key_fingerprint(backend: Any) -> str | None:
 def _defaults(section: str) -> dict[str, Any]:
     """What a field left out of an entry means: the value of a new object, as the API makes it."""
     if section == "groups":
-        entry = _group_entry(GatewayGroup())
+        entry = account_services.group_settings(GatewayGroup())
     elif section == "backends":
         entry = {**backend_settings(Backend()), "api_key": ""}
         del entry["base_url"]  # has none: every backend names its own
@@ -116,7 +104,7 @@ def _one(section: str, name: str) -> dict[str, Any] | None:
     """One object's entry as stored now (None when there is none)."""
     if section == "groups":
         group = GatewayGroup.objects.filter(name=name).first()
-        return None if group is None else _group_entry(group)
+        return None if group is None else account_services.group_settings(group)
     if section == "backends":
         backend = Backend.objects.filter(name=name).first()
         if backend is None:
@@ -130,7 +118,10 @@ def current_state() -> State:
     pools = Pool.objects.select_related("fallback").prefetch_related("backends")
     return State(
         settings=all_settings(),
-        groups={g.name: _group_entry(g) for g in GatewayGroup.objects.order_by("name")},
+        groups={
+            g.name: account_services.group_settings(g)
+            for g in GatewayGroup.objects.order_by("name")
+        },
         backends={
             b.name: {**backend_settings(b), "api_key": _key_fingerprint(b)}
             for b in Backend.objects.order_by("name")
@@ -412,7 +403,7 @@ class _Import:
         if isinstance(err, ValidationError):
             for where, message in _flatten(err.detail, path):
                 self.refuse(where, message)
-        elif isinstance(err, ApiError | TopologyError):
+        elif isinstance(err, ApiError):
             self.refuse(path + ((err.param,) if err.param else ()), err.message)
         elif isinstance(err, SettingError):
             self.refuse(path, str(err))
@@ -494,7 +485,7 @@ class _Import:
                     raise _Unchanged
         except _Unchanged:
             pass
-        except (ValidationError, ApiError, SettingError, TopologyError) as err:
+        except (ValidationError, ApiError, SettingError) as err:
             found = len(self.errors)
             self.refuse_error(path, err)
             if doing:
@@ -556,16 +547,28 @@ class _Import:
                 )
 
             self.write(("groups", i), "groups", entry["name"], put)
-        if self.prune and "groups" in self.entries:
-            keep = set(self.declared["groups"])
-            for group in GatewayGroup.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("groups",),
-                    "groups",
-                    group.name,
-                    partial(account_services.group_delete, group=group, actor=IMPORT_ACTOR),
-                    doing=f"deleting group {group.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "groups",
+            GatewayGroup.objects.all(),
+            lambda group: account_services.group_delete(group=group, actor=IMPORT_ACTOR),
+        )
+
+    def delete_undeclared(
+        self, section: str, objects: QuerySet[Any], delete: Callable[[Any], None]
+    ) -> None:
+        """With prune, delete each of `objects` (the section's) that the file does not name; a
+        section the file leaves out is not managed."""
+        if not self.prune or section not in self.entries:
+            return
+        what = section.removesuffix("s")
+        for found in objects.exclude(name__in=set(self.declared[section])).order_by("name"):
+            self.write(
+                (section,),
+                section,
+                found.name,
+                partial(delete, found),
+                doing=f"deleting {what} {found.name} (not in the file)",
+            )
 
     def backend_key(self, path: Path, name: str, entry: dict[str, Any]) -> tuple[bool, Any]:
         """The api_key to store: "" for none, None to keep the stored one; (False, _) refused."""
@@ -607,16 +610,11 @@ class _Import:
                 )
 
             self.write(("backends", i), "backends", name, put)
-        if self.prune and "backends" in self.entries:
-            keep = set(self.declared["backends"])
-            for backend in Backend.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("backends",),
-                    "backends",
-                    backend.name,
-                    partial(admin_services.backend_delete, name=backend.name, actor=IMPORT_ACTOR),
-                    doing=f"deleting backend {backend.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "backends",
+            Backend.objects.all(),
+            lambda backend: admin_services.backend_delete(name=backend.name, actor=IMPORT_ACTOR),
+        )
 
     def apply_pools(self) -> None:
         defaults = _defaults("pools")
@@ -638,16 +636,11 @@ class _Import:
 
             if self.write(("pools", i), "pools", entry["name"], put):
                 written.append((i, entry))
-        if self.prune and "pools" in self.entries:
-            keep = set(self.declared["pools"])
-            for pool in Pool.objects.exclude(name__in=keep).order_by("name"):
-                self.write(
-                    ("pools",),
-                    "pools",
-                    pool.name,
-                    partial(admin_services.pool_delete, name=pool.name, actor=IMPORT_ACTOR),
-                    doing=f"deleting pool {pool.name} (not in the file)",
-                )
+        self.delete_undeclared(
+            "pools",
+            Pool.objects.all(),
+            lambda pool: admin_services.pool_delete(name=pool.name, actor=IMPORT_ACTOR),
+        )
         for i, entry in written:
             data = {"name": entry["name"], "fallback": entry.get("fallback")}
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+
+from accounts.models import actor_field
 
 
 class OperatorSetting(models.Model):
@@ -24,13 +25,7 @@ class AuditEntry(models.Model):
     at = models.DateTimeField(db_index=True)
     # The person, kept by name too so the row still says who after their account is deleted;
     # no person for a management command, whose name is the actor's name then.
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    actor = actor_field()
     actor_name = models.CharField(max_length=150, blank=True, default="", db_index=True)
     action = models.CharField(max_length=50, db_index=True)  # "<kind>.<verb>": "token.revoke"
     kind = models.CharField(max_length=30, db_index=True)  # the action's first word: "token"

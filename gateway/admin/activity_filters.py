@@ -6,9 +6,21 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from gateway.admin.serializers.filters import filtered
+
 # Prefixes (user, token name) are served by an index on each database (migration
 # 0005_activity_search): people type names from their start. A model is matched anywhere in its
 # name, because its interesting part follows an organisation ("meta-llama/Llama-3.1-8B").
+
+
+# The filters that are one field lookup each (user and token are more).
+ACTIVITY_LOOKUPS = {
+    "model": "model__icontains",
+    "class": "priority_class",
+    "outcome": "outcome",
+    "since": "at__gte",
+    "until": "at__lt",
+}
 
 
 def activity_filtered(records: QuerySet[Any], q: dict[str, Any]) -> QuerySet[Any]:
@@ -22,14 +34,4 @@ def activity_filtered(records: QuerySet[Any], q: dict[str, Any]) -> QuerySet[Any
         if token.isascii() and token.isdigit() and len(token) <= 18:
             by_name |= Q(token_id=int(token))
         records = records.filter(by_name)
-    if "model" in q:
-        records = records.filter(model__icontains=q["model"])
-    if "class" in q:
-        records = records.filter(priority_class=q["class"])
-    if "outcome" in q:
-        records = records.filter(outcome=q["outcome"])
-    if "since" in q:
-        records = records.filter(at__gte=q["since"])
-    if "until" in q:
-        records = records.filter(at__lt=q["until"])
-    return records
+    return filtered(records, q, ACTIVITY_LOOKUPS)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.db import transaction
+from django.db.models import QuerySet
 from rest_framework.serializers import Serializer
 
+from accounts.api_errors import ApiError
 from aiplane import audit, changes
 from gateway.admin.crypto import encrypt
 from gateway.admin.selectors import load_topology
@@ -15,14 +18,6 @@ from gateway.admin.serializers.topology import BackendIn, PoolIn
 from gateway.admin.shapes import backend_state, detected_state, pool_state
 from gateway.models import Backend, Pool
 from gateway.runtime.runtime import current_runtime
-
-
-class TopologyError(ValueError):
-    """A refused delete of a backend or pool that does not exist (input errors are DRF's)."""
-
-    def __init__(self, message: str, *, code: str, param: str | None = None, status: int = 400):
-        super().__init__(message)
-        self.message, self.code, self.param, self.status = message, code, param, status
 
 
 @transaction.atomic
@@ -63,11 +58,6 @@ def validated(serializer_class: type[Serializer], data: Any, **context: Any) -> 
     return dict(serializer.validated_data)
 
 
-def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
-    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
-        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
-
-
 @transaction.atomic  # the checks (is the name taken?) and the write see one state
 def backend_save(*, data: Any, actor: Any = None) -> Backend:
     """Create or update a backend by name from the complete editor; all-or-nothing.
@@ -80,10 +70,7 @@ def backend_save(*, data: Any, actor: Any = None) -> Backend:
 @transaction.atomic
 def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     """Store a backend from BackendIn's validated fields (those left out keep their value)."""
-    fields = dict(fields)
-    name = fields.pop("name")
-    backend = Backend.objects.filter(name=name).first() or Backend(name=name)
-    before = None if backend.pk is None else backend_state(backend)
+    backend, fields, before = _put_target(Backend, fields, backend_state)
     old_url = backend.base_url
     key_replaced = False
     if "api_key" in fields:
@@ -113,33 +100,67 @@ def backend_put(*, fields: dict[str, Any], actor: Any = None) -> Backend:
     after = backend_state(backend)
     if key_replaced:
         after["api_key_replaced"] = True  # one masked key looks like another: say it changed
-    action = "backend.create" if before is None else "backend.update"
-    audit.record(actor, action, backend.name, before, after)
-    apply_topology()
+    _put_done(actor, "backend", backend.name, before, after)
     return backend
 
 
 _Named = TypeVar("_Named", Backend, Pool)
 
 
+def _put_target(
+    model: type[_Named], fields: dict[str, Any], state: Callable[[_Named], dict[str, Any]]
+) -> tuple[_Named, dict[str, Any], dict[str, Any] | None]:
+    """What a put writes: the backend or pool of that name (a new one if none), the fields to
+    set (all but the name), and its audited state before (None: this creates it)."""
+    fields = dict(fields)
+    name = fields.pop("name")
+    found = model.objects.filter(name=name).first() or model(name=name)
+    return found, fields, None if found.pk is None else state(found)
+
+
+def _put_done(
+    actor: Any, what: str, name: str, before: dict[str, Any] | None, after: dict[str, Any]
+) -> None:
+    """Audit a put as a creation or an update, and apply it."""
+    verb = "create" if before is None else "update"
+    audit.record(actor, f"{what}.{verb}", name, before, after)
+    apply_topology()
+
+
 def _named(model: type[_Named], what: str, name: str) -> _Named:
     """The backend or pool called `name`, or a 404 (code backend_not_found, pool_not_found)."""
     found = model.objects.filter(name=name).first()
     if found is None:
-        raise TopologyError(f"No {what} named '{name}'.", code=f"{what}_not_found", status=404)
+        raise ApiError(404, f"{what}_not_found", f"No {what} named '{name}'.")
     return found
+
+
+def _record_pools_changed(actor: Any, before: dict[int, dict[str, Any]]) -> None:
+    for pool in Pool.objects.filter(pk__in=before).select_related("fallback"):
+        audit.record(actor, "pool.update", pool.name, before[pool.pk], pool_state(pool))
+
+
+def _delete(
+    found: Backend | Pool,
+    what: str,
+    before: dict[str, Any],
+    losing: QuerySet[Pool],
+    *,
+    actor: Any,
+) -> None:
+    """Delete a backend or pool (`before`: its audited state) and apply it; the pools `losing`
+    it (a member, a fallback) lose it too, and their rows in the audit log say so."""
+    pools = {p.pk: pool_state(p) for p in losing.select_related("fallback")}
+    found.delete()
+    audit.record(actor, f"{what}.delete", found.name, before, None)
+    _record_pools_changed(actor, pools)
+    apply_topology()
 
 
 @transaction.atomic
 def backend_delete(*, name: str, actor: Any = None) -> None:
     backend = _named(Backend, "backend", name)
-    before = backend_state(backend)
-    # The pools it served lose it too: their rows say so.
-    pools = {p.pk: pool_state(p) for p in backend.pools.select_related("fallback")}
-    backend.delete()
-    audit.record(actor, "backend.delete", name, before, None)
-    _record_pools_changed(actor, pools)
-    apply_topology()
+    _delete(backend, "backend", backend_state(backend), backend.pools.all(), actor=actor)
 
 
 @transaction.atomic
@@ -151,10 +172,7 @@ def pool_save(*, data: Any, known_groups: set[str], actor: Any = None) -> Pool:
 @transaction.atomic
 def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     """Store a pool from PoolIn's validated fields (those left out keep their value)."""
-    fields = dict(fields)
-    name = fields.pop("name")
-    pool = Pool.objects.filter(name=name).first() or Pool(name=name)
-    before = None if pool.pk is None else pool_state(pool)
+    pool, fields, before = _put_target(Pool, fields, pool_state)
     _decide_access(pool, fields)
     names = fields.pop("backends", None)
     for attr, value in fields.items():
@@ -163,9 +181,7 @@ def pool_put(*, fields: dict[str, Any], actor: Any = None) -> Pool:
     if names is not None:
         found = {b.name: b for b in Backend.objects.filter(name__in=names)}
         pool.backends.set([found[n] for n in names])
-    action = "pool.create" if before is None else "pool.update"
-    audit.record(actor, action, pool.name, before, pool_state(pool))
-    apply_topology()
+    _put_done(actor, "pool", pool.name, before, pool_state(pool))
     return pool
 
 
@@ -183,11 +199,12 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
         if everyone is None:
             fields["everyone"] = not groups
     elif everyone is None and groups == [] and not pool.everyone and pool.allowed_groups:
-        raise TopologyError(
+        raise ApiError(
+            400,
+            "access_widening",
             f"Removing every group from the pool '{pool.name}' would open it to everyone: "
             "send everyone: true to allow that, or everyone: false to close it.",
-            code="access_widening",
-            param="everyone",
+            "everyone",
         )
     elif everyone is None and groups:
         fields["everyone"] = False  # naming groups narrows an open pool to them
@@ -198,20 +215,14 @@ def _decide_access(pool: Pool, fields: dict[str, Any]) -> None:
 @transaction.atomic
 def pool_delete(*, name: str, actor: Any = None) -> None:
     pool = _named(Pool, "pool", name)
-    before = pool_state(pool)
-    # Pools that fell back to it lose their fallback too: their rows say so.
-    pools = {p.pk: pool_state(p) for p in pool.fallback_for.select_related("fallback")}
-    pool.delete()
-    audit.record(actor, "pool.delete", name, before, None)
-    _record_pools_changed(actor, pools)
-    apply_topology()
+    _delete(pool, "pool", pool_state(pool), pool.fallback_for.all(), actor=actor)
 
 
 def _check_new_name(model: type[Backend] | type[Pool], what: str, name: Any) -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise TopologyError(NAME_MESSAGE, code="invalid_name", param="name")
+        raise ApiError(400, "invalid_name", NAME_MESSAGE, "name")
     if model.objects.filter(name=name).exists():
-        raise TopologyError(f"A {what} named '{name}' exists.", code="name_taken", param="name")
+        raise ApiError(400, "name_taken", f"A {what} named '{name}' exists.", "name")
     return name
 
 

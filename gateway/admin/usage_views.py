@@ -67,6 +67,13 @@ CSV_RESPONSE = OpenApiResponse(
         "queue_wait_<class>_p50_ms and _p95_ms per class (empty when none queued)."
     ),
 )
+
+
+def usage_responses(body: type[UsageOut]) -> dict[Any, Any]:
+    """What a usage view answers: `body` as JSON, the report as CSV, or a 400."""
+    return {(200, "application/json"): body, (200, "text/csv"): CSV_RESPONSE, **RESPONSES_400}
+
+
 DESCRIPTION = (
     "Per group over the range (results), per bucket and group (series, with bucket), and in "
     "total: requests; input, output and cached tokens as the engines reported them (a request "
@@ -123,11 +130,7 @@ class AdminUsageApi(UsageView):
 
     @extend_schema(
         parameters=[UsageQueryIn],
-        responses={
-            (200, "application/json"): UsageOut,
-            (200, "text/csv"): CSV_RESPONSE,
-            **RESPONSES_400,
-        },
+        responses=usage_responses(UsageOut),
         summary="Usage by user, group, token, model or class over a time range, and over time",
         description=DESCRIPTION
         + " By group, a user's request counts in each of the groups the user belongs to now.",
@@ -147,11 +150,7 @@ class OwnUsageApi(UsageView):
 
     @extend_schema(
         parameters=[OwnUsageQueryIn],
-        responses={
-            (200, "application/json"): OwnUsageOut,
-            (200, "text/csv"): CSV_RESPONSE,
-            **RESPONSES_400,
-        },
+        responses=usage_responses(OwnUsageOut),
         summary="My own usage by token, model or class over a time range, and over time",
         description=DESCRIPTION
         + " allowance: what is left of each of my limits (mine, and each token's own) in its "

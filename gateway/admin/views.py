@@ -40,10 +40,6 @@ from gateway.observability.live_queue import queue_state, shared_inflight
 from gateway.runtime.runtime import current_runtime
 
 
-def _raise(err: services.TopologyError) -> None:
-    raise ApiError(err.status, err.code, err.message, err.param) from None
-
-
 def _live_state() -> dict[str, dict[str, Any]]:
     """In-flight counts (over every process with shared admission) and health from the
     running gateway (empty when none runs here)."""
@@ -93,10 +89,7 @@ class AdminBackendItemApi(APIView):
 
     @extend_schema(responses={204: None}, summary="Delete a backend and apply the change")
     def delete(self, request: Request, name: str) -> Response:
-        try:
-            services.backend_delete(name=name, actor=request.user)
-        except services.TopologyError as err:
-            _raise(err)
+        services.backend_delete(name=name, actor=request.user)
         return Response(status=204)
 
 
@@ -153,10 +146,7 @@ class AdminBackendRenameApi(APIView):
     )
     def post(self, request: Request, name: str) -> Response:
         data = services.validated(RenameIn, request.data)
-        try:
-            backend = services.backend_rename(name=name, new=data["name"], actor=request.user)
-        except services.TopologyError as err:
-            _raise(err)
+        backend = services.backend_rename(name=name, new=data["name"], actor=request.user)
         return Response(_backend_out(backend))
 
 
@@ -170,10 +160,7 @@ class AdminPoolRenameApi(APIView):
     )
     def post(self, request: Request, name: str) -> Response:
         data = services.validated(RenameIn, request.data)
-        try:
-            pool = services.pool_rename(name=name, new=data["name"], actor=request.user)
-        except services.TopologyError as err:
-            _raise(err)
+        pool = services.pool_rename(name=name, new=data["name"], actor=request.user)
         return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
@@ -192,10 +179,7 @@ class AdminPoolsApi(APIView):
     )
     def put(self, request: Request) -> Response:
         known = set(GatewayGroup.objects.values_list("name", flat=True))
-        try:
-            pool = services.pool_save(data=request.data, known_groups=known, actor=request.user)
-        except services.TopologyError as err:
-            _raise(err)
+        pool = services.pool_save(data=request.data, known_groups=known, actor=request.user)
         return Response(PoolOut(shapes.pool_state(pool)).data)
 
 
@@ -204,10 +188,7 @@ class AdminPoolItemApi(APIView):
 
     @extend_schema(responses={204: None}, summary="Delete a pool and apply the change")
     def delete(self, request: Request, name: str) -> Response:
-        try:
-            services.pool_delete(name=name, actor=request.user)
-        except services.TopologyError as err:
-            _raise(err)
+        services.pool_delete(name=name, actor=request.user)
         return Response(status=204)
 
 

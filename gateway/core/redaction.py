@@ -20,8 +20,9 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import AnyStr, Final
 from urllib.parse import quote
 
 MARKER: Final = "[redacted]"
@@ -130,17 +131,19 @@ MAX_CLEAN_HEADERS: Final = 256
 _CLEAN_HEADERS: set[bytes] = set()
 
 
-def _masked(match: re.Match[str]) -> str:
-    if match.group("credential") is not None:
-        return match.group("scheme") + MARKER
-    if match.group("value") is not None:
-        return match.group("field") + MARKER
-    return MARKER
+def _masker(marker: AnyStr) -> Callable[[re.Match[AnyStr]], AnyStr]:
+    """What a secret's match becomes, in text or in bytes: the marker, after the scheme or the
+    field name that said it was a secret."""
+
+    def masked(match: re.Match[AnyStr]) -> AnyStr:
+        if match.group("credential") is not None:
+            return match.group("scheme") + marker
+        if match.group("value") is not None:
+            return match.group("field") + marker
+        return marker
+
+    return masked
 
 
-def _masked_bytes(match: re.Match[bytes]) -> bytes:
-    if match.group("credential") is not None:
-        return match.group("scheme") + MARKER_BYTES
-    if match.group("value") is not None:
-        return match.group("field") + MARKER_BYTES
-    return MARKER_BYTES
+_masked = _masker(MARKER)
+_masked_bytes = _masker(MARKER_BYTES)

@@ -7,9 +7,10 @@ import importlib.util
 import socket
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import uvicorn
 from uvicorn.server import ServerState
@@ -71,7 +72,31 @@ def bound_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-class ThreadedServer:
+class Background(ABC):
+    """Runs in a daemon thread of its own from `start` to `stop`; `with` does both."""
+
+    @abstractmethod
+    def start(self, timeout: float = 15.0) -> None:
+        """Returns once it serves; RuntimeError when it did not within `timeout` seconds."""
+
+    @abstractmethod
+    def stop(self, timeout: float = 5.0) -> None:
+        """Returns once its thread ended (or `timeout` passed); a second call does nothing."""
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class ThreadedServer(Background):
     """An ASGI app under uvicorn in a daemon thread with its own event loop."""
 
     # What `config` (all but the app and the address) goes to; the gateway's takes its bounds.
@@ -122,15 +147,3 @@ class ThreadedServer:
             server.force_exit = True
             thread.join(timeout)
         self._server = self._thread = None
-
-    def __enter__(self) -> ThreadedServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -27,14 +27,25 @@ def _count(value: object) -> int | None:
 def from_chat(usage: object) -> Usage | None:
     """From a chat or text completion's `usage` (prompt_tokens, completion_tokens,
     prompt_tokens_details.cached_tokens); None when it is missing or not one."""
+    return _openai(usage, "prompt_tokens", "completion_tokens", "prompt_tokens_details")
+
+
+def from_responses(usage: object) -> Usage | None:
+    """From an OpenAI Responses `usage` (input_tokens, output_tokens,
+    input_tokens_details.cached_tokens)."""
+    return _openai(usage, "input_tokens", "output_tokens", "input_tokens_details")
+
+
+def _openai(usage: object, input_key: str, output_key: str, details_key: str) -> Usage | None:
+    """OpenAI's usage under either API's names: the cached tokens are in the input's details."""
     if not isinstance(usage, dict):
         return None
-    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
-    if prompt is None and completion is None:
+    read, written = _count(usage.get(input_key)), _count(usage.get(output_key))
+    if read is None and written is None:
         return None
-    details = usage.get("prompt_tokens_details")
+    details = usage.get(details_key)
     cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
-    return Usage(prompt or 0, completion or 0, cached)
+    return Usage(read or 0, written or 0, cached)
 
 
 def from_messages(usage: object) -> Usage | None:
@@ -48,19 +59,6 @@ def from_messages(usage: object) -> Usage | None:
     cached = _count(usage.get("cache_read_input_tokens"))
     created = _count(usage.get("cache_creation_input_tokens")) or 0
     return Usage((read or 0) + (cached or 0) + created, written or 0, cached)
-
-
-def from_responses(usage: object) -> Usage | None:
-    """From an OpenAI Responses `usage` (input_tokens, output_tokens,
-    input_tokens_details.cached_tokens)."""
-    if not isinstance(usage, dict):
-        return None
-    read, written = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
-    if read is None and written is None:
-        return None
-    details = usage.get("input_tokens_details")
-    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
-    return Usage(read or 0, written or 0, cached)
 
 
 def as_dict(usage: Any) -> dict[str, int | None]:

@@ -162,6 +162,14 @@ class _Bounded(_Base):
             self.app = _too_many_connections
         self._deadline = self.loop.call_later(self.bounds.header, self._expire)
 
+    def send_400_response(self, msg: str) -> None:
+        # What the parser refuses (httptools), or where h11's own state machine failed, gets
+        # the one envelope too, not uvicorn's plain text; written as bytes in both.
+        self.transport.write(
+            _closing_answer(b"400 Bad Request", _MALFORMED_BODY, self.server_state.default_headers)
+        )
+        self.transport.close()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
         cycle = self.cycle
@@ -300,13 +308,6 @@ class StatusLineHeld:
 class _HttpToolsBounds(_Bounded):
     """The phases from httptools' parser callbacks; timers are armed after a whole read only."""
 
-    def send_400_response(self, msg: str) -> None:
-        # What the parser refuses gets the one envelope too, not uvicorn's plain text.
-        self.transport.write(
-            _closing_answer(b"400 Bad Request", _MALFORMED_BODY, self.server_state.default_headers)
-        )
-        self.transport.close()
-
     def data_received(self, data: bytes) -> None:
         self._base.data_received(self, data)
         phase = self._phase
@@ -349,13 +350,6 @@ class _H11Bounds(_Bounded):
     """The phases from h11's view of the client's state after each read."""
 
     conn: h11.Connection
-
-    def send_400_response(self, msg: str) -> None:
-        # h11's own state machine has failed: write the answer as bytes, as httptools does.
-        self.transport.write(
-            _closing_answer(b"400 Bad Request", _MALFORMED_BODY, self.server_state.default_headers)
-        )
-        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         self._base.data_received(self, data)

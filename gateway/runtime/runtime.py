@@ -184,8 +184,8 @@ class Runtime:
         for job in self.jobs:
             self._spawn(job())
         if self.background:
-            self._spawn(self._health_loop())
-            self._spawn(self._detect_loop())
+            self._spawn(self._every(HEALTH_INTERVAL, self.probe_all_health, "health probes failed"))
+            self._spawn(self._every(DETECT_INTERVAL, self.detect_all, "engine detection failed"))
             self._spawn(self._reload_loop())
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -350,13 +350,17 @@ class Runtime:
             except Exception:
                 log.exception("could not reload the topology and settings")
 
-    async def _health_loop(self) -> None:
+    async def _every(
+        self, interval: float, work: Callable[[], Awaitable[object]], failed: str
+    ) -> None:
+        """`work` at once, then `interval` seconds after each round ends; a round that fails is
+        logged as `failed`, and the next one comes all the same."""
         while True:
             try:
-                await self.probe_all_health()
+                await work()
             except Exception:
-                log.exception("health probes failed")
-            await asyncio.sleep(HEALTH_INTERVAL)
+                log.exception(failed)
+            await asyncio.sleep(interval)
 
     async def probe_all_health(self) -> None:
         client = self.probe_client
@@ -375,14 +379,6 @@ class Runtime:
                 self.errors.note(up.name, failed, "health")
             if self.health.record(up.name, ok):
                 self.set_health(up.name, self.health.is_healthy(up.name))
-
-    async def _detect_loop(self) -> None:
-        while True:
-            try:
-                await self.detect_all()
-            except Exception:
-                log.exception("engine detection failed")
-            await asyncio.sleep(DETECT_INTERVAL)
 
     async def detect_all(self, names: list[str] | None = None) -> None:
         """Identify each engine and list its models; store what changed, then rebuild."""

@@ -223,9 +223,12 @@ directives) and the shutdown cover every surface alike.
 
 from __future__ import annotations
 
+from functools import partial
+
 from gateway.sim.config import SimConfig
 from gateway.sim.openai_serving import OpenAIEngine
 from gateway.sim.surface_serving import SurfaceEngine
+from gateway.sim.surfaces import MESSAGES, RESPONSES
 
 
 class SimEngine(OpenAIEngine, SurfaceEngine):
@@ -249,9 +252,11 @@ class SimEngine(OpenAIEngine, SurfaceEngine):
             ("POST", "/v1/chat/completions"): self._chat,
             ("POST", "/v1/completions"): self._completions,
             ("POST", "/v1/embeddings"): self._embeddings,
-            ("POST", "/v1/messages"): self._messages,
-            ("POST", "/v1/messages/count_tokens"): self._count_tokens,
-            ("POST", "/v1/responses"): self._responses,
+            ("POST", "/v1/messages"): partial(self._serve_surface, MESSAGES, self._run_messages),
+            ("POST", "/v1/messages/count_tokens"): partial(
+                self._serve_surface, MESSAGES, self._run_count_tokens
+            ),
+            ("POST", "/v1/responses"): partial(self._serve_surface, RESPONSES, self._run_responses),
             ("GET", "/sim/requests"): self._sim_requests,
             ("GET", "/sim/stats"): self._sim_stats,
             ("POST", "/sim/reset"): self._sim_reset,

@@ -45,12 +45,12 @@ import socket
 import struct
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from gateway.core.serving import bound_socket
+from gateway.core.serving import Background, bound_socket
 
 NAMESPACES = ("sim", "wire")
 
@@ -90,6 +90,9 @@ class _Unrelayable(Exception):
     """A request the proxy does not relay (it reads bodies by their content-length only)."""
 
 
+_Num = TypeVar("_Num", int, float)
+
+
 @dataclass(frozen=True)
 class Directive:
     """One parsed ``[[namespace:fault key=value ...]]``."""
@@ -99,25 +102,28 @@ class Directive:
     args: dict[str, str] = field(default_factory=dict)
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
-        raw = self.args.get(name)
-        if raw is None:
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise DirectiveError(f"{self.fault}: {name} must be an integer") from None
-        if not low <= value <= high:
-            raise DirectiveError(f"{self.fault}: {name} must be between {low} and {high}")
-        return value
+        return self._within(name, default, low, high, int, "an integer")
 
     def number(self, name: str, default: float, low: float, high: float) -> float:
+        return self._within(name, default, low, high, float, "a number")
+
+    def _within(
+        self,
+        name: str,
+        default: _Num,
+        low: _Num,
+        high: _Num,
+        kind: Callable[[str], _Num],
+        what: str,
+    ) -> _Num:
+        """Argument `name` read as `kind` (`what` says which), from `low` to `high`."""
         raw = self.args.get(name)
         if raw is None:
             return default
         try:
-            value = float(raw)
+            value = kind(raw)
         except ValueError:
-            raise DirectiveError(f"{self.fault}: {name} must be a number") from None
+            raise DirectiveError(f"{self.fault}: {name} must be {what}") from None
         if not low <= value <= high:
             raise DirectiveError(f"{self.fault}: {name} must be between {low} and {high}")
         return value
@@ -280,7 +286,7 @@ async def _until_eof(reader: asyncio.StreamReader) -> None:
             pass
 
 
-class FaultProxy:
+class FaultProxy(Background):
     """A TCP relay in front of one engine that applies `[[wire:...]]` directives.
 
     In a test: `with FaultProxy(sim.url) as proxy:` and point the backend at `proxy.url`. In a
@@ -447,18 +453,6 @@ class FaultProxy:
         if thread is not None:
             thread.join(timeout)
         self._thread = None
-
-    def __enter__(self) -> FaultProxy:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from gateway.sim.turns import Turn
 from gateway.sim.wire import HOLE, HOLE_JSON, encode
@@ -54,6 +54,18 @@ class Record:
             "cancelled": self.cancelled,
             "fault": self.fault,
         }
+
+
+class PlainJob(TypedDict):
+    """What every job is made of (Job's keywords), for the jobs made of more."""
+
+    chat: bool
+    model: str
+    n: int
+    finish: str
+    prompt_tokens: int
+    priority: int | None
+    usage_chunk: bool
 
 
 class Job:
@@ -115,28 +127,14 @@ class TurnJob(Job):
     def __init__(
         self,
         *,
-        chat: bool,
-        model: str,
-        n: int,
-        finish: str,
-        prompt_tokens: int,
-        priority: int | None,
-        usage_chunk: bool,
         cached: int | None,
         turn: Turn | None,
         body: dict[str, Any] | None = None,
         ident: str = "",
         store: bool = False,
+        **plain: Unpack[PlainJob],
     ) -> None:
-        super().__init__(
-            chat=chat,
-            model=model,
-            n=n,
-            finish=finish,
-            prompt_tokens=prompt_tokens,
-            priority=priority,
-            usage_chunk=usage_chunk,
-        )
+        super().__init__(**plain)
         self.cached = cached
         self.turn = turn
         self.body = body

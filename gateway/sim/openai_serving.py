@@ -10,7 +10,7 @@ from gateway.core.asgi import Receive, Scope, Send
 from gateway.sim import faults
 from gateway.sim.errors import error_body
 from gateway.sim.faulty import FaultyEngine
-from gateway.sim.jobs import Job, Record, TurnJob, priority_of
+from gateway.sim.jobs import Job, PlainJob, Record, TurnJob, priority_of
 from gateway.sim.surfaces import CHAT
 from gateway.sim.text import embeddings_body, grow_tokens, prompt_words, token_json
 from gateway.sim.turns import (
@@ -86,6 +86,15 @@ class OpenAIEngine(FaultyEngine):
             usage_chunk = isinstance(options, dict) and options.get("include_usage") is True
             tools = body.get("tools")
             stop = body.get("stop")
+            plain = PlainJob(
+                chat=chat,
+                model=model,
+                n=n,
+                finish=finish,
+                prompt_tokens=prompt_words(prompt),
+                priority=priority_of(body),
+                usage_chunk=usage_chunk,
+            )
             job: Job
             # Plain requests carry neither and report no cache: only the others pay for more.
             if tools or stop or cfg.cached_tokens is not None:
@@ -99,27 +108,10 @@ class OpenAIEngine(FaultyEngine):
                     )
                     await self._finish(send, record, 400, error)
                     return
-                job = TurnJob(
-                    chat=chat,
-                    model=model,
-                    n=n if turn is None else turn.generated,
-                    finish=finish,
-                    prompt_tokens=prompt_words(prompt),
-                    priority=priority_of(body),
-                    usage_chunk=usage_chunk,
-                    cached=cfg.cached_tokens,
-                    turn=turn,
-                )
+                plain["n"] = n if turn is None else turn.generated
+                job = TurnJob(cached=cfg.cached_tokens, turn=turn, **plain)
             else:
-                job = Job(
-                    chat=chat,
-                    model=model,
-                    n=n,
-                    finish=finish,
-                    prompt_tokens=prompt_words(prompt),
-                    priority=priority_of(body),
-                    usage_chunk=usage_chunk,
-                )
+                job = Job(**plain)
             if len(token_json) < n:
                 grow_tokens(n)
             stream = body.get("stream") is True

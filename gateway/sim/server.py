@@ -44,10 +44,6 @@ class SimServer(serving.ThreadedServer):
                 loop.call_soon_threadsafe(self.engine.abort_all)
         super().stop(timeout)
 
-    def __enter__(self) -> SimServer:
-        self.start()
-        return self
-
 
 async def serve(
     config: SimConfig | None = None,

@@ -53,6 +53,52 @@ class SurfaceEngine(FaultyEngine):
         message = f"The model '{model}' does not exist"
         return 404, error_body(message, "invalid_request_error", "model_not_found", "model")
 
+    async def _refused(
+        self,
+        send: Send,
+        record: Record,
+        surface: Surface,
+        problem: str | None,
+        body: dict[str, Any],
+    ) -> bool:
+        """Answer a body that `problem` finds malformed, or one that names a model not served
+        here, as the surface does; True when it answered."""
+        if problem is not None:
+            await self._finish(send, record, 400, surface.invalid(self, problem))
+            return True
+        unknown = self._unknown_model(surface, body["model"])
+        if unknown is not None:
+            await self._finish(send, record, *unknown)
+            return True
+        return False
+
+    def _turn_job(
+        self,
+        body: dict[str, Any],
+        turn: Turn,
+        *,
+        prompt_tokens: int,
+        priority: int | None,
+        ident: str,
+        store: bool = False,
+    ) -> TurnJob:
+        """The job of a Messages or Responses request: its turn, its body kept for the answer
+        to echo, and the configured cached tokens."""
+        return TurnJob(
+            chat=True,
+            model=body["model"],
+            n=turn.generated,
+            finish=turn.finish,
+            prompt_tokens=prompt_tokens,
+            priority=priority,
+            usage_chunk=False,
+            cached=self.config.cached_tokens,
+            turn=turn,
+            body=body,
+            ident=ident,
+            store=store,
+        )
+
     async def _generation(
         self,
         receive: Receive,
@@ -83,25 +129,17 @@ class SurfaceEngine(FaultyEngine):
             run = self._generate(job, delay, surface)
         await self._guarded(receive, send, record, run, surface)
 
-    # -- Anthropic's /v1/messages --
-
-    async def _messages(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._serve_surface(
-            scope, receive, send, MESSAGES, self.config.messages, self._run_messages
-        )
-
     async def _serve_surface(
         self,
+        surface: Surface,
+        run: Callable[[Receive, Send, Record, dict[str, Any]], Awaitable[None]],
         scope: Scope,
         receive: Receive,
         send: Send,
-        surface: Surface,
-        served: bool,
-        run: Callable[[Receive, Send, Record, dict[str, Any]], Awaitable[None]],
     ) -> None:
-        """A request to Messages or Responses: a 404 where the engine does not serve it, else
-        `run` on its open record, closed whichever way `run` ends."""
-        if not served:
+        """A request to Messages (or its count_tokens) or Responses: a 404 where the engine
+        does not serve it, else `run` on its open record, closed whichever way `run` ends."""
+        if not surface.served(self):
             await self._not_served(send)
             return
         opened = await self._open_surface(scope, receive, send, surface)
@@ -113,18 +151,13 @@ class SurfaceEngine(FaultyEngine):
         finally:
             self._leave(record)
 
+    # -- Anthropic's /v1/messages --
+
     async def _run_messages(
         self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
     ) -> None:
-        cfg = self.config
-        vllm = cfg.server_info == "vllm"
-        problem = messages_problem(body, count=False)
-        if problem is not None:
-            await self._finish(send, record, 400, MESSAGES.invalid(self, problem))
-            return
-        unknown = self._unknown_model(MESSAGES, body["model"])
-        if unknown is not None:
-            await self._finish(send, record, *unknown)
+        vllm = self.config.server_info == "vllm"
+        if await self._refused(send, record, MESSAGES, messages_problem(body, count=False), body):
             return
         try:
             turn = self._messages_turn(body)
@@ -132,18 +165,12 @@ class SurfaceEngine(FaultyEngine):
             await self._finish(send, record, 400, MESSAGES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = TurnJob(
-            chat=True,
-            model=body["model"],
-            n=turn.generated,
-            finish=turn.finish,
+        job = self._turn_job(
+            body,
+            turn,
             prompt_tokens=messages_prompt(body),
             # vLLM's Anthropic request has no priority: the chat request it becomes runs at 0.
             priority=None if vllm else priority_of(body),
-            usage_chunk=False,
-            cached=cfg.cached_tokens,
-            turn=turn,
-            body=body,
             ident=f"chatcmpl-sim{self._seq}" if vllm else f"msg_sim{self._seq}",
         )
         stream = body.get("stream") is True
@@ -173,62 +200,36 @@ class SurfaceEngine(FaultyEngine):
             call_id=lambda i: f"{prefix}{base}_{i}",
         )
 
-    async def _count_tokens(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.config.messages:
-            await self._not_served(send)
+    async def _run_count_tokens(
+        self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
+    ) -> None:
+        if await self._refused(send, record, MESSAGES, messages_problem(body, count=True), body):
             return
-        opened = await self._open_surface(scope, receive, send, MESSAGES)
-        if opened is None:
+        count = messages_prompt(body)
+        answer: dict[str, Any] = {"input_tokens": count}
+        if self.config.server_info == "vllm":
+            answer["context_management"] = {"original_input_tokens": count}
+        payload = encode(answer).encode()
+        # Counting runs no generation, so it takes no slot, even under a fault.
+        if self.config.directives and await self._with_fault(
+            receive,
+            send,
+            record,
+            faults.directive_text(body),
+            False,
+            None,
+            lambda wait: delayed(wait, payload),
+            MESSAGES,
+        ):
             return
-        record, body = opened
-        try:
-            problem = messages_problem(body, count=True)
-            if problem is not None:
-                await self._finish(send, record, 400, MESSAGES.invalid(self, problem))
-                return
-            unknown = self._unknown_model(MESSAGES, body["model"])
-            if unknown is not None:
-                await self._finish(send, record, *unknown)
-                return
-            count = messages_prompt(body)
-            answer: dict[str, Any] = {"input_tokens": count}
-            if self.config.server_info == "vllm":
-                answer["context_management"] = {"original_input_tokens": count}
-            payload = encode(answer).encode()
-            # Counting runs no generation, so it takes no slot, even under a fault.
-            if self.config.directives and await self._with_fault(
-                receive,
-                send,
-                record,
-                faults.directive_text(body),
-                False,
-                None,
-                lambda wait: delayed(wait, payload),
-                MESSAGES,
-            ):
-                return
-            await self._finish(send, record, 200, payload)
-        finally:
-            self._leave(record)
+        await self._finish(send, record, 200, payload)
 
     # -- OpenAI's /v1/responses --
-
-    async def _responses(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._serve_surface(
-            scope, receive, send, RESPONSES, self.config.responses, self._run_responses
-        )
 
     async def _run_responses(
         self, receive: Receive, send: Send, record: Record, body: dict[str, Any]
     ) -> None:
-        cfg = self.config
-        problem = responses_problem(body)
-        if problem is not None:
-            await self._finish(send, record, 400, RESPONSES.invalid(self, problem))
-            return
-        unknown = self._unknown_model(RESPONSES, body["model"])
-        if unknown is not None:
-            await self._finish(send, record, *unknown)
+        if await self._refused(send, record, RESPONSES, responses_problem(body), body):
             return
         earlier = 0
         previous = body.get("previous_response_id")
@@ -245,19 +246,13 @@ class SurfaceEngine(FaultyEngine):
             await self._finish(send, record, 400, RESPONSES.invalid(self, str(exc)))
             return
         self._seq += 1
-        job = TurnJob(
-            chat=True,
-            model=body["model"],
-            n=turn.generated,
-            finish=turn.finish,
+        job = self._turn_job(
+            body,
+            turn,
             prompt_tokens=max(earlier + responses_prompt(body, items), 1),
             priority=priority_of(body),
-            usage_chunk=False,
-            cached=cfg.cached_tokens,
-            turn=turn,
-            body=body,
             ident=f"resp_sim{self._seq}",
-            store=cfg.responses_store and body.get("store") is not False,
+            store=self.config.responses_store and body.get("store") is not False,
         )
         last = items[-1] if items else None
         text = None

@@ -71,6 +71,11 @@ class Surface:
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
         return shaped_error_event(shape, status, message, code)
 
+    def served(self, engine: ConfigView) -> bool:
+        """Does the engine serve this API (else its paths are a 404, as on the engine it
+        imitates)?"""
+        return True
+
     def invalid(self, engine: ConfigView, message: str) -> bytes:
         return error_body(message, "invalid_request_error", "invalid_request")
 
@@ -100,6 +105,9 @@ class _Messages(Surface):
     tail = b""
     shapes = ANTHROPIC_SHAPES + ERROR_SHAPES
 
+    def served(self, engine: ConfigView) -> bool:
+        return engine.config.messages
+
     def shape(self, engine: ConfigView) -> str:
         return "anthropic-vllm" if engine.config.server_info == "vllm" else "anthropic"
 
@@ -127,6 +135,9 @@ class _Messages(Surface):
 
 class _Responses(Surface):
     tail = b""
+
+    def served(self, engine: ConfigView) -> bool:
+        return engine.config.responses
 
     def error_event(self, shape: str, status: int, message: str, code: str, number: int) -> bytes:
         return response_error_event(message, code, number)

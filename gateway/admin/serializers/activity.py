@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -15,12 +14,14 @@ from gateway.admin.serializers.filters import (
     OUTCOMES,
     ClassFilter,
     PageFilter,
+    PageOut,
+    QueryIn,
     TextFilter,
     TimeFilter,
 )
 
 
-class ActivityQueryIn(serializers.Serializer):
+class ActivityQueryIn(QueryIn):
     user = TextFilter(required=False, help_text="The start of a username (any case).")
     token = TextFilter(
         required=False, help_text="A token id, or the start of a token's name (any case)."
@@ -38,10 +39,6 @@ class ActivityQueryIn(serializers.Serializer):
         ordered = {k: v for k, v in fields.items() if k in ("user", "token", "model")}
         ordered["class"] = ClassFilter(required=False)
         return {**ordered, **fields}
-
-    def to_internal_value(self, data: Any) -> Any:
-        # An empty parameter is no filter at all, as it always was.
-        return super().to_internal_value({k: v for k, v in data.items() if v != ""})
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})
@@ -80,9 +77,5 @@ class ActivityRecordOut(serializers.Serializer):
         return fields
 
 
-class ActivityPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    page = serializers.IntegerField()
-    page_size = serializers.IntegerField()
-    has_next = serializers.BooleanField()
+class ActivityPageOut(PageOut):
     results = ActivityRecordOut(many=True)

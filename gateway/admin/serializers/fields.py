@@ -108,6 +108,14 @@ def plain(text: str) -> bool:
     return not any(unicodedata.category(ch) == "Cc" for ch in text)
 
 
+def _one_token(field: str, data: str, limit: int) -> str:
+    """`data` as it can travel in a request line or a header: one token of at most `limit`
+    printable ASCII characters, no space among them."""
+    if len(data) > limit or not all("!" <= ch <= "~" for ch in data):
+        raise refuse(f"{field} must be at most {limit} printable ASCII characters, without spaces.")
+    return data
+
+
 def _entry(value: Any, field: str, message: str) -> str:
     if not isinstance(value, str) or not value:
         raise refuse(message)
@@ -182,12 +190,7 @@ class ApiKeyField(StrictField):
         if not isinstance(data, str):
             raise refuse("api_key must be a string.")
         # It travels as "Authorization: Bearer <key>": header text, one token.
-        if len(data) > API_KEY_LENGTH or not all("!" <= ch <= "~" for ch in data):
-            raise refuse(
-                f"api_key must be at most {API_KEY_LENGTH} printable ASCII characters,"
-                " without spaces."
-            )
-        return data
+        return _one_token("api_key", data, API_KEY_LENGTH)
 
 
 @extend_schema_field({"type": "string", "maxLength": HEALTH_PATH_LENGTH})
@@ -195,12 +198,7 @@ class HealthPathField(StrictField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str) or (data and not data.startswith("/")):
             raise refuse("health_path must start with '/' (or be empty to probe /models).")
-        if len(data) > HEALTH_PATH_LENGTH or not all("!" <= ch <= "~" for ch in data):
-            raise refuse(
-                f"health_path must be at most {HEALTH_PATH_LENGTH} printable ASCII characters,"
-                " without spaces."
-            )
-        return data
+        return _one_token("health_path", data, HEALTH_PATH_LENGTH)
 
 
 PRIORITY_MODE_SCHEMA: Final = {

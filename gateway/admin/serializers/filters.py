@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.fields import empty
 
@@ -62,9 +63,34 @@ class PageFilter(FilterField):
         return int(text)
 
 
+class QueryIn(serializers.Serializer):
+    """The query of an admin list: its filters, and `page` and `page_size` declared last."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        # An empty parameter is no filter at all, as it always was.
+        return super().to_internal_value({k: v for k, v in data.items() if v != ""})
+
+
+def filtered(
+    rows: QuerySet[Any, Any], q: Mapping[str, Any], lookups: Mapping[str, str]
+) -> QuerySet[Any, Any]:
+    """`rows` narrowed by each filter the validated query `q` holds; `lookups` names the field
+    lookup of each parameter ("since": "at__gte")."""
+    return rows.filter(**{lookup: q[name] for name, lookup in lookups.items() if name in q})
+
+
+# A page of an admin list, as `page_of` builds it; each list adds its `results`. (A comment, not
+# a docstring: the schema would show it as every page's description.)
+class PageOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    has_next = serializers.BooleanField()
+
+
 def page_of(rows: QuerySet[Any, Any], q: Mapping[str, Any]) -> dict[str, Any]:
     """The page of `rows` that the validated `page` and `page_size` of `q` ask for, as the
-    page serializers (ActivityPageOut, AuditPageOut) write it."""
+    page serializers (`PageOut`'s) write it."""
     page, size = q["page"], q["page_size"]
     total = rows.count()
     return {

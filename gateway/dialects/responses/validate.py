@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from gateway.core.scheduling_fields import refusal, refused_field
@@ -219,6 +220,50 @@ def _check_message(item: dict[str, Any], param: str) -> None:
 NO_STORE = "no backend of this model keeps Responses state for callers"
 
 
+def _given(value: object) -> bool:
+    return value is not None and value != "" and value is not False
+
+
+def _true(value: object) -> bool:
+    return value is True
+
+
+# The fields that ask for state kept on the server, in the order they are refused: when its
+# value asks (a test of it), the refusal's message.
+_STATEFUL: tuple[tuple[str, Callable[[object], bool], str], ...] = (
+    (
+        "previous_response_id",
+        _given,
+        "'previous_response_id' continues a conversation stored on the server, but "
+        f"{NO_STORE}. Send the whole conversation in 'input' instead.",
+    ),
+    (
+        "conversation",
+        _given,
+        f"'conversation' refers to a conversation stored on the server, but {NO_STORE}. "
+        "Send the whole conversation in 'input' instead.",
+    ),
+    (
+        "store",
+        _true,
+        f"'store: true' asks to keep this response for later retrieval, but {NO_STORE}. "
+        "Set 'store' to false or leave it out.",
+    ),
+    (
+        "background",
+        _true,
+        f"'background: true' asks to keep this response for later retrieval, but "
+        f"{NO_STORE}. Leave 'background' out, and stream the response if it is long.",
+    ),
+    (
+        "prompt",
+        _given,
+        f"'prompt' refers to a prompt template stored on the server, but {NO_STORE}. "
+        "Send the prompt itself in 'instructions' and 'input' instead.",
+    ),
+)
+
+
 def state_error(body: object) -> ResponsesError | None:
     """The refusal for a request that needs state kept on the server, or None.
 
@@ -226,36 +271,9 @@ def state_error(body: object) -> ResponsesError | None:
     """
     if not isinstance(body, dict):
         return None
-    if _given(body.get("previous_response_id")):
-        return ResponsesError(
-            "'previous_response_id' continues a conversation stored on the server, but "
-            f"{NO_STORE}. Send the whole conversation in 'input' instead.",
-            param="previous_response_id",
-        )
-    if _given(body.get("conversation")):
-        return ResponsesError(
-            f"'conversation' refers to a conversation stored on the server, but {NO_STORE}. "
-            "Send the whole conversation in 'input' instead.",
-            param="conversation",
-        )
-    if body.get("store") is True:
-        return ResponsesError(
-            f"'store: true' asks to keep this response for later retrieval, but {NO_STORE}. "
-            "Set 'store' to false or leave it out.",
-            param="store",
-        )
-    if body.get("background") is True:
-        return ResponsesError(
-            f"'background: true' asks to keep this response for later retrieval, but "
-            f"{NO_STORE}. Leave 'background' out, and stream the response if it is long.",
-            param="background",
-        )
-    if _given(body.get("prompt")):
-        return ResponsesError(
-            f"'prompt' refers to a prompt template stored on the server, but {NO_STORE}. "
-            "Send the prompt itself in 'instructions' and 'input' instead.",
-            param="prompt",
-        )
+    for field, asks, message in _STATEFUL:
+        if asks(body.get(field)):
+            return ResponsesError(message, param=field)
     items = body.get("input")
     if isinstance(items, list):
         for i, item in enumerate(items):
@@ -275,7 +293,3 @@ def needs_state(body: object) -> str | None:
     """Why this request needs server-side state a translating backend cannot give, or None."""
     error = state_error(body)
     return None if error is None else error.message
-
-
-def _given(value: object) -> bool:
-    return value is not None and value != "" and value is not False
