@@ -53,6 +53,16 @@ CATALOG: tuple[SettingSpec, ...] = (
     SettingSpec("gateway.affinity_bonus", "int", 10, "access.gateway", minimum=0, maximum=99),
     SettingSpec("gateway.max_waiters", "int", 0, "access.gateway", minimum=0, maximum=1_000_000),
     SettingSpec("gateway.fair_share", "bool", False, "access.gateway"),
+    SettingSpec(
+        "gateway.fair_share_by",
+        "choice",
+        "requests",
+        "access.gateway",
+        choices=("requests", "tokens"),
+    ),
+    SettingSpec(
+        "gateway.fair_share_half_life_secs", "int", 600, "access.gateway", minimum=0, maximum=86400
+    ),
     SettingSpec("gateway.headroom_secs", "int", 30, "access.gateway", minimum=0, maximum=86400),
     # The upstream client's bounds: a dead or stuck engine never holds a request or its slot.
     SettingSpec("gateway.connect_timeout_secs", "int", 5, "access.gateway", minimum=1, maximum=300),

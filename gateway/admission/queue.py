@@ -32,6 +32,7 @@ from typing import NoReturn
 from gateway.admission.schedulers import (
     SchedulerConfig,
     affinity_bonus,
+    by_work,
     order_key,
     serial_score,
     takes_turns,
@@ -81,6 +82,7 @@ class AdmissionQueue:
         # Fair share: the turn being served per class, and each owner's next turn per class.
         self._vtime = [0.0, 0.0, 0.0]
         self._turns: list[dict[str, float]] = [{}, {}, {}]
+        self._charged_at: list[dict[str, float]] = [{}, {}, {}]  # owner's last turn, per class
         self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
         # Per class, the waiters by their order key, last first: who a bounded queue turns
         # away for a higher newcomer, found without scanning. Leavers are dropped lazily.
@@ -109,9 +111,11 @@ class AdmissionQueue:
         owner: str = "",
         tag: object = None,
         excluded: frozenset[str] = frozenset(),
+        work: float = 1.0,
     ) -> Waiter:
         """A new waiter arriving now, ordered by the configured scheduler; it never runs on
-        the `excluded` backends."""
+        the `excluded` backends. `work` is what fair share by work charges its owner now (its
+        prompt's tokens; `charge` settles the rest when it ends)."""
         now = self.clock()
         if not self.config.prioritize:
             cls, offset = MEDIUM, 0
@@ -127,6 +131,7 @@ class AdmissionQueue:
             tag=tag,
             excluded=excluded,
             seq=next(self._seq),
+            work=max(0.0, work),
         )
         if affinity_key is not None and route.strategy == "prefix_affinity":
             w.affinity = _rendezvous(route.primary, affinity_key)
@@ -148,10 +153,29 @@ class AdmissionQueue:
         """
         if not takes_turns(self.config):
             return
-        turn = self._turns[w.cls]
-        start = max(turn.get(w.owner, 0.0), self._vtime[w.cls])
-        turn[w.owner] = start + 1
+        turns, vtime = self._turns[w.cls], self._vtime[w.cls]
+        used = turns.get(w.owner, 0.0)
+        half_life = self.config.fair_share_half_life
+        if used > vtime and half_life > 0:
+            # By work, decaying: what an owner took beyond the class's turn halves every
+            # half-life, so a heavy past is forgiven in time (llm-d's decaying attained service).
+            elapsed = max(0.0, self.clock() - self._charged_at[w.cls].get(w.owner, self.clock()))
+            used = vtime + (used - vtime) * 0.5 ** (elapsed / half_life)
+        start = max(used, vtime)
+        turns[w.owner] = start + (w.work if by_work(self.config) else 1.0)
+        self._charged_at[w.cls][w.owner] = self.clock()
         w.turn = start
+
+    def charge(self, w: Waiter, work: float) -> None:
+        """Fair share by work: the request has ended, and `work` is what it took (its prompt and
+        weighted output as the engine reported them; 0 if it never ran). Its owner's next turns
+        move by the difference from what its arrival charged (`Waiter.work`)."""
+        if not by_work(self.config) or not takes_turns(self.config):
+            return
+        turns = self._turns[w.cls]
+        if w.owner in turns:
+            turns[w.owner] = max(0.0, turns[w.owner] + work - w.work)
+            w.work = work  # charged once: a second call changes nothing
 
     def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
         """The same request again after a failed dispatch, keeping its place in line."""
@@ -164,6 +188,7 @@ class AdmissionQueue:
             affinity=None,
             affinity_key=old.affinity_key,
             cost=old.cost,
+            work=old.work,
             owner=old.owner,
             excluded=old.excluded | {failed_backend},
             retry=True,
@@ -243,6 +268,8 @@ class AdmissionQueue:
                 # Owners whose next turn is not ahead of the class's turn gain nothing from it.
                 vtime = self._vtime[cls]
                 self._turns[cls] = {o: t for o, t in turns.items() if t > vtime}
+                charged = self._charged_at[cls]
+                self._charged_at[cls] = {o: charged[o] for o in self._turns[cls] if o in charged}
 
     def _place_heads(self) -> int:
         """Place waiting heads in priority order while their backends have room."""
@@ -330,6 +357,7 @@ class AdmissionQueue:
         if rekey:
             moves.sort(key=lambda move: move[0].seq)  # fair share hands out turns by arrival
             self._turns = [{}, {}, {}]
+            self._charged_at = [{}, {}, {}]
         for w, route in moves:
             w.route = route
             if rekey:

@@ -29,6 +29,11 @@ class SchedulerConfig:
     max_waiters: int = 0  # 0 = unbounded
     prioritize: bool = True  # False: one class, arrival order
     fair_share: bool = False  # strict only: owners take turns inside a class
+    # Fair share counts each request as one turn ("requests"), or by its work ("tokens": its
+    # prompt plus weighted output, VTC's measure), what an owner took beyond the class's turn
+    # halving every `fair_share_half_life` seconds (0: never).
+    fair_share_by: str = "requests"
+    fair_share_half_life: float = 600.0
     # A backend's reserved headroom holds while a higher class came within this (seconds).
     headroom_secs: float = 30.0
 
@@ -42,13 +47,19 @@ class SchedulerConfig:
             prioritize=bool(values["gateway.priority_enabled"]),
             fair_share=bool(values["gateway.fair_share"]),
             headroom_secs=float(values["gateway.headroom_secs"]),
+            fair_share_by=str(values["gateway.fair_share_by"]),
+            fair_share_half_life=float(values["gateway.fair_share_half_life_secs"]),
         )
 
     def orders_like(self, other: SchedulerConfig) -> bool:
         """Are order keys made under these settings still right under the other? (The bonus
         and the bound apply at dispatch and arrival, not in the keys.)"""
-        mine = (self.name, self.prioritize, self.fair_share, self.aging_divisor)
-        return mine == (other.name, other.prioritize, other.fair_share, other.aging_divisor)
+        mine = (self.name, self.prioritize, self.fair_share, self.fair_share_by, self.aging_divisor)
+        theirs = (
+            other.name, other.prioritize, other.fair_share, other.fair_share_by,
+            other.aging_divisor,
+        )  # fmt: skip
+        return mine == theirs
 
 
 def strict_key(w: Waiter, cfg: SchedulerConfig) -> Key:
@@ -58,8 +69,9 @@ def strict_key(w: Waiter, cfg: SchedulerConfig) -> Key:
 
 def fair_share_key(w: Waiter, cfg: SchedulerConfig) -> Key:
     """Strict with owners taking turns inside a class (`take_turn` of the queue)."""
-    # Offsets still count first (a lowered request stays lowered), then the turn.
-    return (-w.cls, -w.offset * 1e9 + w.turn, w.seq)
+    # Class and offset first (a lowered request stays lowered; anchors 100 apart, offsets
+    # within +-49), then the turn, which by work may grow to billions of tokens.
+    return (-(BAND_ANCHORS[w.cls] + w.offset), w.turn, w.seq)
 
 
 def serial_key(w: Waiter, cfg: SchedulerConfig) -> Key:
@@ -110,6 +122,16 @@ def order_key(w: Waiter, cfg: SchedulerConfig) -> Key:
 def takes_turns(cfg: SchedulerConfig) -> bool:
     """Do owners take turns (fair share's key is the one in use)?"""
     return cfg.fair_share and cfg.name not in KEYS
+
+
+def by_work(cfg: SchedulerConfig) -> bool:
+    """Do fair share's turns count work (tokens) rather than requests?"""
+    return cfg.fair_share_by == "tokens"
+
+
+# What a request's output costs against its prompt, token for token, in fair share by work:
+# VTC's default weights (w_p = 1, w_q = 2); generating is the dearer half.
+OUTPUT_WEIGHT = 2.0
 
 
 def affinity_bonus(cfg: SchedulerConfig) -> float:

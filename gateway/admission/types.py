@@ -156,6 +156,7 @@ class Waiter:
     owner: str = ""
     excluded: frozenset[str] = frozenset()
     turn: float = 0.0  # fair share's start tag
+    work: float = 1.0  # fair share by work: what its arrival charged its owner (tokens)
     retry: bool = False  # a failed dispatch trying another replica
     seq: int = -1
     ref: str = ""  # its name in shared admission (unique per Waiter, a retry's too)

@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from gateway.admission.schedulers import OUTPUT_WEIGHT
 from gateway.admission.types import Route
 from gateway.allowances.counters import rate_limit_headers
 from gateway.core.asgi import Receive, Scope, Send
@@ -209,6 +210,9 @@ class GatewayApp:
         affinity = affinity_key(body) if route.strategy == "prefix_affinity" else None
         # wspt's cost: the whole body's size (about 4 bytes a token), so no field escapes it.
         cost = max(1, len(raw) // 4) if queue.config.name == "wspt" else 1
+        # Fair share by work charges the prompt now (about 4 bytes a token) and settles what
+        # the engine reports when the request ends (`charge` below).
+        work = float(max(1, len(raw) // 4))
         w = queue.waiter(
             route,
             cls=cls,
@@ -219,6 +223,7 @@ class GatewayApp:
             owner=caller.username,
             tag=record,
             excluded=excluded,
+            work=work,
         )
         ticket, extra = None, None
         if caller.allowance:
@@ -245,6 +250,12 @@ class GatewayApp:
             raise
         finally:
             gone.cancel()
+            # What it took of its class's fair share: its prompt and weighted output as the
+            # engine reported them (nothing, if it never ran; the estimate, if none was).
+            ran = record.first_byte_ms is not None
+            reported = record.input_tokens is not None or record.output_tokens is not None
+            took = (record.input_tokens or 0) + OUTPUT_WEIGHT * (record.output_tokens or 0)
+            queue.charge(w, (took if reported else work) if ran else 0.0)
             if ticket is not None:
                 # The one release of the reservation, whatever ended the request: the relay has
                 # put the engine's usage on the record by now (none: nothing was generated).

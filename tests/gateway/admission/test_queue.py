@@ -2088,6 +2088,94 @@ def test_fair_share_never_lets_a_lower_class_pass_a_higher_one():
     ]  # fmt: skip
 
 
+def _by_work(
+    clock: FakeClock | None = None, half_life: float = 0.0
+) -> tuple[AdmissionQueue, Route]:
+    config = SchedulerConfig(
+        fair_share=True, fair_share_by="tokens", fair_share_half_life=half_life
+    )
+    queue = AdmissionQueue(clock=clock or FakeClock(), config=config)
+    slot = Slot("b", max_inflight=1)
+    return queue, Route(key="r", primary=(Target(slot, "m"),))
+
+
+def _served(queue: AdmissionQueue, route: Route, arrivals: list[tuple[str, float]]) -> list[str]:
+    """The owners in the order a one-slot backend serves these arrivals (owner, work)."""
+    first = queue.waiter(route, owner="x", budget=60)
+    admitted: list[Waiter] = [first]
+    queue.submit(first)
+    for owner, work in arrivals:
+        w = queue.waiter(route, owner=owner, budget=60, work=work)
+        w.on_admit = admitted.append
+        assert queue.submit(w) is None
+    _drain_one_at_a_time(queue, admitted)
+    return [w.owner for w in admitted[1:]]
+
+
+@pytest.mark.parametrize(
+    ("arrivals", "served"),
+    [
+        # Equal work: turns alternate, as by requests.
+        ([("ann", 100)] * 3 + [("ben", 100)] * 3, ["ann", "ben", "ann", "ben", "ann", "ben"]),
+        # Ten times the prompt: ben is served ten times for each of ann's (VTC: service, not
+        # turns, is shared; start tags ann 0, 1000; ben 0, 100, ..., 900).
+        (
+            [("ann", 1000)] * 2 + [("ben", 100)] * 10,
+            ["ann"] + ["ben"] * 10 + ["ann"],
+        ),
+        # 1:1:10:30, the priority benchmark's four owners: the small ones first, in turn.
+        (
+            [("a", 1), ("b", 1), ("c", 10), ("d", 30)] * 2,
+            ["a", "b", "c", "d", "a", "b", "c", "d"],
+        ),
+    ],
+)
+def test_fair_share_by_work_serves_owners_by_the_tokens_they_took(arrivals, served):
+    queue, route = _by_work()
+    assert _served(queue, route, arrivals) == served
+
+
+def test_by_requests_the_same_arrivals_only_take_turns():
+    queue = AdmissionQueue(clock=FakeClock(), config=SchedulerConfig(fair_share=True))
+    slot = Slot("b", max_inflight=1)
+    route = Route(key="r", primary=(Target(slot, "m"),))
+    served = _served(queue, route, [("ann", 1000)] * 2 + [("ben", 100)] * 10)
+    assert served[:4] == ["ann", "ben", "ann", "ben"]
+
+
+def test_the_engines_report_settles_an_owners_share_and_a_request_that_never_ran_costs_none():
+    queue, route = _by_work()
+    held = queue.submit(queue.waiter(route, owner="x", budget=60))
+    ann = queue.waiter(route, owner="ann", budget=60, work=10)
+    ben = queue.waiter(route, owner="ben", budget=60, work=10)
+    cy = queue.waiter(route, owner="cy", budget=60, work=10)
+    for w in (ann, ben, cy):
+        assert queue.submit(w) is None
+    assert held is not None
+    held.release()  # ann's runs (all three at turn 0: arrival decides); it wrote 5000 tokens
+    assert ann.acquired is not None
+    queue.charge(ann, 10 + 2 * 5000)
+    queue.charge(ann, 10 + 2 * 5000)  # charged once
+    assert queue._turns[MEDIUM]["ann"] == 10 + 2 * 5000
+    queue.cancel(cy)  # cy leaves before it ran: refunded, its next turn where the class is
+    queue.charge(cy, 0.0)
+    assert queue._turns[MEDIUM]["cy"] == 0.0
+    ann.acquired.release()
+    assert ben.acquired is not None
+    ann_next = queue.waiter(route, owner="ann", budget=60, work=10)
+    ben_next = queue.waiter(route, owner="ben", budget=60, work=10)
+    assert ben_next.turn < ann_next.turn  # ann's 10,000 tokens push its next request back
+
+
+def test_an_owners_heavy_past_halves_every_half_life():
+    clock = FakeClock()
+    queue, route = _by_work(clock, half_life=60)
+    queue.waiter(route, owner="ann", work=8000)  # ann took 8000 beyond the class's turn 0
+    clock.t = 120  # two half-lives
+    again = queue.waiter(route, owner="ann", work=1)
+    assert again.turn == pytest.approx(2000)
+
+
 def test_without_fair_share_one_owners_burst_goes_first():
     queue = AdmissionQueue(clock=FakeClock())
     slot = Slot("b", max_inflight=1)
