@@ -174,3 +174,20 @@ capacity-engine-unread = Die Metriken der Engine wurden noch nicht gelesen.
 capacity-kv-unreported = nicht gemeldet
 capacity-kv-percent = { $percent } %
 capacity-metrics-error = Metriken unbrauchbar: { $error }
+
+## Reservierte Reserve: die letzten Plätze, freigehalten vor niedrigeren Klassen
+
+backend-headroom = Reservierte Reserve
+backend-headroom-hint = Kam zuletzt eine Anfrage einer höheren Klasse für dieses Backend (Einstellungen: „Reservierte Reserve gilt für“), bleiben seine letzten Plätze den niedrigeren Klassen verwehrt; sonst darf jede Klasse alle nutzen.
+backend-headroom-low = Plätze freigehalten vor Niedrig
+backend-headroom-medium = Plätze freigehalten vor Mittel
+backend-headroom-order-invalid = Vor Niedrig müssen mindestens so viele Plätze freigehalten werden ({ $low }) wie vor Mittel ({ $medium }): Eine niedrigere Klasse weicht zuerst.
+backend-headroom-kept = Für höhere Klassen freigehalten
+backend-headroom-kept-low = { $slots ->
+    [one] { $slots } Platz vor Niedrig
+   *[other] { $slots } Plätze vor Niedrig
+}
+backend-headroom-kept-medium = { $slots ->
+    [one] { $slots } Platz vor Mittel
+   *[other] { $slots } Plätze vor Mittel
+}

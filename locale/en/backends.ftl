@@ -174,3 +174,20 @@ capacity-engine-unread = The engine's metrics have not been read yet.
 capacity-kv-unreported = not reported
 capacity-kv-percent = { $percent }%
 capacity-metrics-error = Metrics unusable: { $error }
+
+## Reserved headroom: the last slots kept from the lower classes while a higher one comes
+
+backend-headroom = Reserved headroom
+backend-headroom-hint = While a request of a higher class came for this backend lately (Settings: “Reserved headroom holds for”), its last slots are kept from the lower classes; otherwise every class may use them all.
+backend-headroom-low = Slots kept from low
+backend-headroom-medium = Slots kept from medium
+backend-headroom-order-invalid = Slots kept from low ({ $low }) must be at least as many as from medium ({ $medium }): a lower class gives way first.
+backend-headroom-kept = Kept for higher classes
+backend-headroom-kept-low = { $slots ->
+    [one] { $slots } slot from low
+   *[other] { $slots } slots from low
+}
+backend-headroom-kept-medium = { $slots ->
+    [one] { $slots } slot from medium
+   *[other] { $slots } slots from medium
+}

@@ -174,3 +174,20 @@ capacity-engine-unread = Las métricas del motor aún no se han leído.
 capacity-kv-unreported = no informado
 capacity-kv-percent = { $percent } %
 capacity-metrics-error = Métricas inutilizables: { $error }
+
+## Reserva: las últimas plazas vedadas a las clases inferiores mientras llega una superior
+
+backend-headroom = Reserva
+backend-headroom-hint = Mientras haya llegado hace poco una solicitud de una clase superior para este backend (Ajustes: «Duración de la reserva»), sus últimas plazas quedan vedadas a las clases inferiores; si no, cada clase puede usarlas todas.
+backend-headroom-low = Plazas vedadas a la clase baja
+backend-headroom-medium = Plazas vedadas a la clase media
+backend-headroom-order-invalid = Las plazas vedadas a la clase baja ({ $low }) deben ser al menos tantas como las vedadas a la media ({ $medium }): una clase inferior cede primero.
+backend-headroom-kept = Reservado para clases superiores
+backend-headroom-kept-low = { $slots ->
+    [one] { $slots } plaza vedada a la clase baja
+   *[other] { $slots } plazas vedadas a la clase baja
+}
+backend-headroom-kept-medium = { $slots ->
+    [one] { $slots } plaza vedada a la clase media
+   *[other] { $slots } plazas vedadas a la clase media
+}

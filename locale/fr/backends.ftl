@@ -174,3 +174,20 @@ capacity-engine-unread = Les métriques du moteur n’ont pas encore été lues.
 capacity-kv-unreported = non indiqué
 capacity-kv-percent = { $percent } %
 capacity-metrics-error = Métriques inutilisables : { $error }
+
+## Réserve : les dernières places refusées aux classes inférieures quand une classe supérieure arrive
+
+backend-headroom = Réserve
+backend-headroom-hint = Tant qu’une requête d’une classe supérieure est arrivée récemment pour ce serveur (Paramètres : « Durée de la réserve »), ses dernières places sont refusées aux classes inférieures ; sinon, chaque classe peut toutes les utiliser.
+backend-headroom-low = Places refusées à la classe basse
+backend-headroom-medium = Places refusées à la classe moyenne
+backend-headroom-order-invalid = Les places refusées à la classe basse ({ $low }) doivent être au moins aussi nombreuses que celles refusées à la classe moyenne ({ $medium }) : une classe inférieure cède la première.
+backend-headroom-kept = Gardé pour les classes supérieures
+backend-headroom-kept-low = { $slots ->
+    [one] { $slots } place refusée à la classe basse
+   *[other] { $slots } places refusées à la classe basse
+}
+backend-headroom-kept-medium = { $slots ->
+    [one] { $slots } place refusée à la classe moyenne
+   *[other] { $slots } places refusées à la classe moyenne
+}

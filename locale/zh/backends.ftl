@@ -174,3 +174,14 @@ capacity-engine-unread = 尚未读取引擎指标。
 capacity-kv-unreported = 未报告
 capacity-kv-percent = { $percent }%
 capacity-metrics-error = 指标不可用：{ $error }
+
+## 预留余量：更高类别到来时，最后几个位置不给较低类别使用
+
+backend-headroom = 预留余量
+backend-headroom-hint = 近期若有更高类别的请求发往此后端（设置：“预留余量保持时间”），其最后几个位置不给较低类别使用；否则任何类别都可使用全部位置。
+backend-headroom-low = 低类别不可用的位置数
+backend-headroom-medium = 中类别不可用的位置数
+backend-headroom-order-invalid = 低类别不可用的位置数（{ $low }）不能少于中类别的（{ $medium }）：较低类别先让出位置。
+backend-headroom-kept = 为更高类别保留
+backend-headroom-kept-low = 低类别不可用 { $slots } 个位置
+backend-headroom-kept-medium = 中类别不可用 { $slots } 个位置

@@ -1,6 +1,7 @@
 // Administration → Backends: the model servers (the complete backend editor, including the
 // concurrency limit, fixed or learned from the engine, the priority forwarding mode and what
-// detection found; live health, in-flight and learned limit) and the pools.
+// detection found, and the reserved headroom kept from the lower classes; live health, in-flight
+// and learned limit) and the pools.
 // A save error takes keyboard focus and is scrolled into view, in the person's language.
 import { api } from "./api.js";
 import { formatDate, t } from "./i18n.js";
@@ -51,6 +52,14 @@ const SURFACES = ["messages", "responses"];
 const FIXED_DEFAULT = 16;
 const FLOOR_DEFAULT = 1;
 const CEILING_DEFAULT = 256;
+// Reserved headroom is kept from these classes (high is kept from nothing), each 0 to 1000.
+const HEADROOM_CLASSES = ["low", "medium"];
+const HEADROOM_MAX = 1000;
+// Each in words, written out so the catalog drift test sees the ids.
+const KEPT_FROM = {
+  low: (slots) => t("backend-headroom-kept-low", { slots }),
+  medium: (slots) => t("backend-headroom-kept-medium", { slots }),
+};
 
 // "Messages: native · Responses: translated to chat"
 function servingText(backend) {
@@ -148,6 +157,13 @@ function inflightRatio(backend) {
   return Math.min(1, inflight / Math.max(1, limitOf(backend) ?? 1));
 }
 
+// "2 slots from low, 1 slot from medium": what the backend keeps for higher classes; null for none.
+function headroomText(headroom) {
+  const kept = HEADROOM_CLASSES.filter((cls) => (headroom || {})[cls] > 0);
+  if (!kept.length) return null;
+  return kept.map((cls) => KEPT_FROM[cls](headroom[cls])).join(", ");
+}
+
 // Under an auto backend's meter: its bounds, and its learned limit and the engine's gauges.
 function capacityBlock(backend) {
   const capacity = learnedCapacity(backend);
@@ -243,6 +259,7 @@ function renderBackend(backend) {
         [t("backend-models"), models],
         aliases.length ? [t("backend-aliases"), aliases.join(", ")] : null,
         [t("backend-weight"), String(backend.weight)],
+        headroomText(backend.headroom) ? [t("backend-headroom-kept"), headroomText(backend.headroom)] : null,
         [t("backend-api-key"), backend.has_api_key ? t("backend-key-set") : t("backend-key-not-set")],
         [t("backend-pools"), backend.pools.length ? backend.pools.join(", ") : t("value-none")],
         [t("backend-priority-mode"), modeName(backend.priority)],
@@ -448,6 +465,31 @@ function concurrencyFromEditor() {
   return { max_inflight: "auto", capacity_floor: intOrRaw($("backend-floor")), capacity_ceiling: intOrRaw($("backend-ceiling")) };
 }
 
+function fillHeadroom(backend) {
+  const headroom = (backend && backend.headroom) || {};
+  for (const cls of HEADROOM_CLASSES) $(`backend-headroom-${cls}`).value = String(headroom[cls] ?? 0);
+}
+
+// {"low": 2, "medium": 1}, zeros and empty fields left out ({} keeps nothing back); a value that
+// is not a whole number goes as typed, for the server to refuse.
+function headroomFromEditor() {
+  const out = {};
+  for (const cls of HEADROOM_CLASSES) {
+    const value = intOrRaw($(`backend-headroom-${cls}`));
+    if (value !== null && value !== 0) out[cls] = value;
+  }
+  return out;
+}
+
+// The server refuses `headroom` as a whole: mark the count that is out of range, else low's.
+function headroomControl() {
+  const bad = HEADROOM_CLASSES.find((cls) => {
+    const value = intOrRaw($(`backend-headroom-${cls}`));
+    return value !== null && !(Number.isInteger(value) && value >= 0 && value <= HEADROOM_MAX);
+  });
+  return `backend-headroom-${bad || "low"}`;
+}
+
 function fillKeyState(backend) {
   const set = Boolean(backend && backend.has_api_key);
   const state = $("backend-key-state");
@@ -485,6 +527,7 @@ function openBackendEditor(backend) {
   $("backend-key").value = "";
   $("backend-health").value = backend ? backend.health_path : "";
   fillConcurrency(backend);
+  fillHeadroom(backend);
   $("backend-weight").value = String(backend ? backend.weight : 1);
   $("backend-enabled").checked = backend ? backend.enabled : true;
   $("backend-models").value = backend ? backend.models.join("\n") : "";
@@ -595,12 +638,13 @@ function backendLabels() {
     if (label) labels[param] = label.textContent;
   }
   labels.priority = labels["priority.mode"] = t("backend-priority-mode");
+  labels.headroom = t("backend-headroom");
   labels["priority.mapping"] = t("backend-mapping");
   return labels;
 }
 
 function backendError(message, param = null) {
-  if (param) markInvalid($(BACKEND_CONTROLS[param]), "backend-alert");
+  if (param) markInvalid($(param === "headroom" ? headroomControl() : BACKEND_CONTROLS[param]), "backend-alert");
   showError(backendAlert, message);
 }
 
@@ -624,6 +668,13 @@ backendForm.addEventListener("submit", async (event) => {
     backendError(t("backend-capacity-bounds-invalid", { floor, ceiling }), "capacity_floor");
     return;
   }
+  // A lower class is kept from at least as many slots as a higher one (the server says so too).
+  const headroom = headroomFromEditor();
+  const [low, medium] = HEADROOM_CLASSES.map((cls) => headroom[cls] ?? 0);
+  if (Number.isInteger(low) && Number.isInteger(medium) && low < medium) {
+    backendError(t("backend-headroom-order-invalid", { low, medium }), "headroom");
+    return;
+  }
   const key = $("backend-key").value;
   const payload = {
     name,
@@ -631,6 +682,7 @@ backendForm.addEventListener("submit", async (event) => {
     // null keeps the stored key, "" clears it: the key itself is never shown again.
     api_key: $("backend-key-clear").checked ? "" : key ? key : null,
     ...concurrency,
+    headroom,
     weight: intOrRaw($("backend-weight")),
     enabled: $("backend-enabled").checked,
     health_path: $("backend-health").value.trim(),

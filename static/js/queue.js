@@ -1,6 +1,6 @@
 // Administration → Queue: the live admission queue over /ws/queue (polling every 2 s when the
 // websocket fails): depth per class, every waiter in dispatch order per line of backends with
-// its place, class, score (serial) and age (ticking), per backend the
+// its place, class, score (serial), age (ticking) and estimated wait, per backend the
 // requests in flight against its capacity (for an auto backend its learned limit, why, and the
 // engine's gauges) and its health, and the last dispatches, newest first.
 // The server sends a picture only when something changes: ages tick here, between pictures.
@@ -8,7 +8,18 @@ import { lang, t } from "./i18n.js";
 import { clearMessage, h, showError } from "./ui.js";
 import { watchQueue } from "./live.js";
 import { capacityLines } from "./capacity.js";
-import { $, badge, cell, formatInstant, formatMs, formatSeconds, liveEndedText, liveModeText, priorityName } from "./widgets.js";
+import {
+  $,
+  badge,
+  cell,
+  formatEstimate,
+  formatInstant,
+  formatMs,
+  formatSeconds,
+  liveEndedText,
+  liveModeText,
+  priorityName,
+} from "./widgets.js";
 
 const CLASSES = ["high", "medium", "low"];
 const pageAlert = $("page-alert");
@@ -19,6 +30,16 @@ let waiters = [];
 
 function ageCell(waiter) {
   return cell(t("queue-age"), h("span", { class: "age", dataset: { age: String(waiter.age_secs) } }, formatSeconds(waiter.age_secs)));
+}
+
+// The server's estimate as it was sent: it does not count down here, since a slot may free sooner
+// or later than the pace says; the next picture brings a new one.
+function estimateCell(waiter) {
+  const secs = waiter.estimated_wait_secs;
+  return cell(
+    t("queue-estimate"),
+    h("span", { class: "estimate", dataset: { secs: secs === null || secs === undefined ? "" : String(secs) } }, formatEstimate(secs)),
+  );
 }
 
 // How long ago a dispatch happened ("at" is the server's unix time), never below zero.
@@ -39,7 +60,7 @@ function tick() {
 setInterval(tick, 1000);
 
 // One <tbody> per line of backends, its waiters in the order its next free slots go to them:
-// a heading row names the backends, each row its place, class, score (serial) and age.
+// a heading row names the backends, each row its place, class, score (serial), age and estimate.
 function renderWaiters(lines, scheduler) {
   const table = $("waiters-table");
   const scored = scheduler === "serial";
@@ -74,6 +95,7 @@ function renderWaiters(lines, scheduler) {
             cell(t("queue-token"), waiter.token || t("queue-token-session")),
             cell(t("queue-waits-for"), h("span", { class: "waits-for" }, (waiter.waits_for || []).join(", ") || t("value-none"))),
             ageCell(waiter),
+            estimateCell(waiter),
           ),
         ),
       ),

@@ -107,6 +107,17 @@ export function formatSeconds(seconds) {
   return t("duration-seconds", { seconds: secs });
 }
 
+// A waiter's estimated wait, as rough as it is: "under 1 s", "about 4 s", "about 2 min",
+// "about 1 h"; "unknown" for null (no pace measured yet, or shared admission).
+export function formatEstimate(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return t("queue-estimate-unknown");
+  if (Math.round(seconds) < 1) return t("queue-estimate-under-second");
+  if (Math.round(seconds) < 60) return t("queue-estimate-seconds", { seconds: formatNumber(Math.round(seconds)) });
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return t("queue-estimate-minutes", { minutes: formatNumber(minutes) });
+  return t("queue-estimate-hours", { hours: formatNumber(Math.round(seconds / 3600)) });
+}
+
 // Short waits in milliseconds, longer ones in seconds: "0.4 ms", "812 ms", "20.4 s".
 export function formatMs(ms) {
   if (ms === null || ms === undefined) return t("value-none");
