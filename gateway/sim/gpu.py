@@ -16,7 +16,9 @@ generation of the sim runs through one `Gpu`. The model, and where each part of 
 - **Preemption.** When the next step's tokens do not fit, the newest running sequence is
   preempted: its cache freed, its progress lost (recompute, vLLM V1 has no swap), and it goes
   back to the head of the queue, `preemptions` counting it (vLLM `_preempt_request`;
-  `vllm:num_preemptions_total`). No waiting sequence is admitted in a step that preempted.
+  `vllm:num_preemptions_total`). No waiting sequence is admitted in a step that preempted. The
+  tokens it had sent are not sent again: its client sees each token once, as vLLM's does
+  (the recomputed output stays the request's; here it is recomputed a token a step).
 - **Step time.** A decode step reads every weight once and the cache of every running
   sequence, so it costs `step_ms + step_ms_per_seq * running` (memory bound: vLLM's
   `v1/metrics/perf.py` read-bytes model; SGLang fits exactly this line, its `decode_moments`):
@@ -58,6 +60,7 @@ class Sequence:
     wanted: int  # output tokens to generate
     prefilled: int = 0
     generated: int = 0
+    sent: int = 0  # tokens its client has had: after a preemption, the recomputed ones are not
     tokens: asyncio.Queue[int | None] = field(default_factory=asyncio.Queue)
     done: bool = False
 
@@ -194,7 +197,9 @@ class Gpu:
                 if seq.prefilled < seq.prompt:
                     continue  # still prefilling: no token yet
             seq.generated += 1
-            seq.tokens.put_nowait(seq.generated - 1)
+            if seq.generated > seq.sent:
+                seq.tokens.put_nowait(seq.generated - 1)
+                seq.sent = seq.generated
             if seq.generated >= seq.wanted:
                 finished.append(seq)
         for seq in finished:

@@ -14,6 +14,7 @@ import pytest
 
 from gateway.engines.gauges import read
 from gateway.sim.config import SimConfig
+from gateway.sim.engine import SimEngine
 from gateway.sim.gpu import Gpu, GpuConfig, Sequence
 from gateway.sim.server import SimServer
 
@@ -61,6 +62,34 @@ def test_a_cache_too_full_for_the_next_step_preempts_the_newest_running_sequence
     gpu.schedule()
     assert gpu.running == [first] and list(gpu.waiting) == [second]
     assert (second.prefilled, second.generated, gpu.preemptions) == (0, 0, 1)
+
+
+async def test_a_preempted_sequences_client_gets_each_token_once():
+    gpu = Gpu(GpuConfig(batch=4, kv_tokens=40, token_budget=1000, step_ms=0.1, step_ms_per_seq=0))
+    results = await asyncio.gather(collect(gpu, 15, 12), collect(gpu, 15, 12))
+    assert gpu.preemptions >= 1  # 2 x (15 + 12) does not fit in 40
+    assert results == [list(range(12))] * 2
+
+
+def test_halving_the_gpu_while_it_runs_preempts_what_no_longer_fits_and_admits_no_more():
+    engine = SimEngine(SimConfig(gpu_batch=4, gpu_kv_tokens=400))
+    gpu = engine.gpu
+    assert gpu is not None
+    seqs = [_seq(prompt=50, wanted=100) for _ in range(6)]
+    gpu.waiting.extend(seqs)
+    gpu.schedule()
+    gpu.advance()
+    assert gpu.running == seqs[:4]
+    # Another tenant takes half: POST /sim/config reshapes the same GPU in place.
+    engine.configure(gpu_batch=2, gpu_kv_tokens=120)
+    assert engine.gpu is gpu and gpu.config.batch == 2
+    gpu.schedule()
+    # 4 x 51 held, and 4 more for the step, do not fit in 120: the newest two go back, in order.
+    assert gpu.running == seqs[:2]
+    assert list(gpu.waiting) == seqs[2:]
+    gpu.advance()
+    gpu.schedule()
+    assert gpu.running == seqs[:2]  # the batch of 2 is full: nothing more is admitted
 
 
 def test_no_sequence_is_admitted_in_a_step_that_preempted():
