@@ -9,16 +9,23 @@ prompts' lengths (the KV cache), the engine's flags and other tenants of the sam
 The controller is a queue controller on the engine's own gauges (gateway/engines/gauges.py),
 with the latency as a check and as the fallback:
 
-- **The engine queues** (its waiting count above zero in two readings in a row; a single one
-  may be a request caught between two scheduler steps): the limit falls at once to what of ours
-  the engine runs, `inflight - waiting`. Other clients of the engine show up as load: their
-  requests take the engine's slots, so ours shrink, never the other way round.
+- **The engine queues** (its waiting count above zero in `queue_readings` readings in a row,
+  three: at tens of arrivals a second a reading often catches a request that came between two
+  scheduler steps, and two in a row still do, measured in bench/capacity.py; or, in slow start,
+  one reading with a queue no such request makes, a quarter of the limit): the limit falls at
+  once to what of ours the engine runs, `inflight - waiting`. Other clients of the engine show
+  up as load: their requests take the engine's slots, so ours shrink, never the other way round.
 - **The KV cache nears full** (`kv_full`, 0.95: vLLM preempts, SGLang retracts): one less; from
   `kv_high` (0.85) it grows no further.
-- **Room, and demand for it** (nothing waits at the engine, the limit binds: our requests fill
-  it, or waiters want it): it grows, doubling until the first fall (slow start from a cold
-  start), then by one each `probe_secs`, so it finds the edge again after the engine changes.
-  In latency mode it only adds: latency tells of an overshoot late.
+- **Room, and demand for it** (nothing waits at the engine in the latest reading, the limit
+  binds: our requests fill it, or waiters want it): it grows, by half until the first fall (slow
+  start from a cold start: by half, not doubling, since what passes the edge waits in the
+  engine's own queue, in arrival order, before the fall), then by one each `probe_secs`, so it
+  finds the edge again after the engine changes; a probe that passed the edge (a fall followed)
+  makes the next one wait twice as long, up to `probe_backoff_secs`, and one that holds makes
+  probing quick again, so at a steady edge the engine's queue is empty most of the time. A
+  reading that shows a queue is never growth. In latency mode it only adds: latency tells of an
+  overshoot late.
 - **No metrics** (a generic OpenAI server, a remote API; or metrics that stopped): the limit
   follows latency alone, as AIMD (Netflix concurrency-limits' AIMDLimit, backoff 0.9): a
   window's time to first byte beyond `ttfb_tolerance` times its unloaded level, or its time per
@@ -55,8 +62,11 @@ class Tuning:
     """How the controller reacts; the defaults are what bench/capacity.py measured."""
 
     interval: float = 0.25  # between two readings of the engine's gauges
+    queue_readings: int = 3  # readings in a row with the engine queueing: a fall
+    slow_start_growth: float = 1.5  # slow start's step (x the limit)
     stale_secs: float = 1.0  # no fresh reading within this: stale, fail closed
     probe_secs: float = 1.0  # after the first fall, one more at most this often
+    probe_backoff_secs: float = 8.0  # probes that keep failing wait up to this long
     kv_high: float = 0.85  # no growth from here
     kv_full: float = 0.95  # one less from here
     backoff: float = 0.9  # latency mode's fall (Netflix's AIMD default)
@@ -98,9 +108,15 @@ class CapacityController:
         self.changes = 0  # how often the limit moved (aiplane_backend_capacity_changes_total)
         self.gauges: Gauges | None = None  # the last reading believed
         self.read_at = -math.inf
-        self._waited: deque[float] = deque(maxlen=2)  # the engine's waiting, last readings
+        # The engine's waiting, last readings.
+        self._waited: deque[float] = deque(maxlen=self.tuning.queue_readings)
         self._fell = False  # slow start ends at the first fall
         self._probed = -math.inf
+        # Probing above the edge puts one request in the engine's queue until the fall: while
+        # probes keep failing they wait longer (doubling up to probe_backoff_secs); one that
+        # holds means the edge moved up, and probing is quick again.
+        self._probe_wait = self.tuning.probe_secs
+        self._probe_failed = False
         self._window = _Window()
         self._ttfb_base: float | None = None
         self._tpot_base: float | None = None
@@ -117,12 +133,19 @@ class CapacityController:
         if self._lying:
             return self.limit  # latency decides until the two agree (latency_window)
         self.mode = METRICS
-        queued = min(self._waited) if len(self._waited) == 2 else 0.0
+        waiting = gauges.waiting
+        full = len(self._waited) == self._waited.maxlen
+        queued = min(self._waited) if full else 0.0
         kv = gauges.kv_usage
         if queued > 0:
             self._fall(max(0, inflight - math.ceil(queued)), METRICS)
+        elif not self._fell and waiting >= max(2.0, self.limit / 4):
+            # Slow start passed the edge: a queue no request between two steps makes.
+            self._fall(max(0, inflight - math.ceil(waiting)), METRICS)
         elif kv is not None and kv >= self.tuning.kv_full:
             self._fall(min(self.limit, inflight) - 1, METRICS)
+        elif waiting > 0:
+            pass  # maybe queueing: no growth until the next readings tell
         elif (kv is None or kv < self.tuning.kv_high) and demand and not self._tpot_slow:
             self._grow(now, METRICS)
         return self.limit
@@ -202,6 +225,9 @@ class CapacityController:
     def _fall(self, to: int, why: str) -> None:
         self._fell = True
         if to < self.limit:
+            if self._probed > -math.inf and not self._probe_failed:
+                self._probe_failed = True  # the last probe passed the edge
+                self._probe_wait = min(self.tuning.probe_backoff_secs, 2 * self._probe_wait)
             self._set(to, why)
 
     def _grow(self, now: float, why: str) -> None:
@@ -211,9 +237,12 @@ class CapacityController:
         if not self._fell and why == METRICS:
             # Slow start: find the edge fast from a cold start; the engine's own queue says at
             # once when it is passed. Latency says it late, so latency mode only adds.
-            self._set(self.limit * 2, why)
-        elif now - self._probed >= self.tuning.probe_secs:
-            self._probed = now
+            grown = math.ceil(self.limit * self.tuning.slow_start_growth)
+            self._set(max(self.limit + 1, grown), why)
+        elif now - self._probed >= self._probe_wait:
+            if not self._probe_failed:
+                self._probe_wait = self.tuning.probe_secs
+            self._probed, self._probe_failed = now, False
             self._set(self.limit + 1, why)
 
     def _set(self, limit: int, why: str) -> None:

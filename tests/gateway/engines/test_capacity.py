@@ -90,13 +90,42 @@ def test_another_clients_requests_at_the_engine_are_load_not_room():
     assert limits[-1] in (12, 13)
 
 
-def test_a_single_waiting_reading_is_not_a_fall_two_in_a_row_are():
-    controller = CapacityController(1, 64, start=10)
+def _past_slow_start(controller: CapacityController) -> CapacityController:
+    controller.adopt(controller.limit, METRICS)
+    return controller
+
+
+def test_waiting_readings_are_not_a_fall_until_three_in_a_row():
+    controller = _past_slow_start(CapacityController(1, 64, start=10))
     controller.gauges_read(Gauges(10, 0, None), inflight=10, demand=False, now=0.25)
     controller.gauges_read(Gauges(9, 3, None), inflight=10, demand=False, now=0.5)
-    assert controller.limit == 10  # one reading: a request between two scheduler steps
-    controller.gauges_read(Gauges(8, 2, None), inflight=10, demand=False, now=0.75)
-    assert controller.limit == 8  # what of ours the engine runs: 10 - min(3, 2)
+    controller.gauges_read(Gauges(9, 1, None), inflight=10, demand=False, now=0.75)
+    assert controller.limit == 10  # requests between two scheduler steps, maybe
+    controller.gauges_read(Gauges(8, 2, None), inflight=10, demand=False, now=1.0)
+    assert controller.limit == 9  # what of ours the engine runs: 10 - min(3, 1, 2)
+
+
+def test_a_reading_that_shows_the_engine_queueing_is_never_growth():
+    controller = CapacityController(1, 256, start=16)
+    controller.gauges_read(Gauges(16, 0, 0.5), inflight=16, demand=True, now=0.0)
+    assert controller.limit == 24  # slow start: by half
+    controller.gauges_read(Gauges(16, 1, 0.5), inflight=17, demand=True, now=0.25)
+    assert controller.limit == 24  # one waiting: held, not grown
+    controller.gauges_read(Gauges(16, 8, 0.5), inflight=24, demand=True, now=0.5)
+    assert controller.limit == 16  # slow start past the edge: a real queue, a fall at once
+
+
+def test_requests_caught_between_two_scheduler_steps_never_make_it_fall():
+    # A batch of 16 with room, read while requests arrive at tens a second: one often waits
+    # for the next step. The limit must not fall below what the engine runs at once.
+    controller = _past_slow_start(CapacityController(1, 256, start=16))
+    pattern = [1, 1, 0, 2, 1, 0, 0, 1, 1, 0]  # never three in a row
+    limits = []
+    for i in range(200):
+        waiting = pattern[i % len(pattern)]
+        gauges = Gauges(16 - waiting, waiting, 0.4)
+        limits.append(controller.gauges_read(gauges, inflight=16, demand=False, now=i * TICK))
+    assert min(limits) == 16
 
 
 def test_it_grows_only_while_the_limit_binds():
@@ -233,3 +262,15 @@ def test_every_move_of_the_limit_is_counted():
     controller = CapacityController(1, 256)
     drive(controller, Engine(capacity=8), seconds=10)
     assert controller.changes >= 4
+
+
+def test_probes_that_keep_passing_the_edge_wait_longer_and_one_that_holds_probes_quickly_again():
+    controller = CapacityController(1, 256)
+    engine = Engine(capacity=16)
+    now, _ = drive(controller, engine, seconds=20)  # at the edge: probes to 17 fail
+    _, limits = drive(controller, engine, seconds=40, start=now)
+    above = sum(limit > 16 for limit in limits) / len(limits)
+    assert above < 0.15  # with a probe every second it was above the edge 3/4 of the time
+    engine.capacity = 24  # room again: the next probe holds, and the ones after come quickly
+    _, limits = drive(controller, engine, seconds=20, start=now + 40)
+    assert limits[-1] >= 23
