@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import NoReturn
 
+from gateway.admission.fair_share import Turns
+from gateway.admission.pace import Pace
 from gateway.admission.schedulers import (
     SchedulerConfig,
     affinity_bonus,
@@ -80,9 +80,7 @@ class AdmissionQueue:
         self._deadlines: list[tuple[float, int, int, Waiter]] = []
         self.depth = [0, 0, 0]  # live waiters per class
         # Fair share: the turn being served per class, and each owner's next turn per class.
-        self._vtime = [0.0, 0.0, 0.0]
-        self._turns: list[dict[str, float]] = [{}, {}, {}]
-        self._charged_at: list[dict[str, float]] = [{}, {}, {}]  # owner's last turn, per class
+        self.turns = Turns()  # fair share's (fair_share.py)
         self._oldest: dict[int, Waiter] = {}  # seq -> waiter, insertion-ordered: arrival order
         # Per class, the waiters by their order key, last first: who a bounded queue turns
         # away for a higher newcomer, found without scanning. Leavers are dropped lazily.
@@ -90,12 +88,9 @@ class AdmissionQueue:
         self._tie = itertools.count()  # a retry shares its key with the original
         # When recent waiters were admitted, for a full queue's Retry-After.
         self._recent: deque[float] = deque(maxlen=64)
-        # Per backend, when its recent requests were admitted: the rate it serves at, for
-        # each newcomer's estimated wait.
-        self._taken: dict[str, deque[float]] = {}
-        # Per backend, when a request of each class last came for it: a class's reserved
-        # headroom holds while a higher one came within `headroom_secs` (`reserved`).
-        self._came: dict[str, list[float]] = {}
+        # Per backend, its pace (for each newcomer's estimated wait) and the classes that came
+        # for it lately (a class's reserved headroom holds while a higher one came).
+        self.pace = Pace()
 
     # ----- building waiters -------------------------------------------------------------
 
@@ -134,7 +129,7 @@ class AdmissionQueue:
             work=max(0.0, work),
         )
         if affinity_key is not None and route.strategy == "prefix_affinity":
-            w.affinity = _rendezvous(route.primary, affinity_key)
+            w.affinity = route.warm_backend(affinity_key)
         self._take_turn(w)
         self._keys(w)
         return w
@@ -145,37 +140,18 @@ class AdmissionQueue:
         w.key = order_key(w, self.config)
 
     def _take_turn(self, w: Waiter) -> None:
-        """Fair share: the owner's next turn in the class, never before the turn being served.
-
-        Start-time fair queuing: each owner's requests get consecutive turn numbers that start
-        at the class's current turn, so owners alternate instead of one owner's burst going
-        first. Taken when a request arrives (or is keyed again for a scheduler change).
-        """
-        if not takes_turns(self.config):
-            return
-        turns, vtime = self._turns[w.cls], self._vtime[w.cls]
-        used = turns.get(w.owner, 0.0)
-        half_life = self.config.fair_share_half_life
-        if used > vtime and half_life > 0:
-            # By work, decaying: what an owner took beyond the class's turn halves every
-            # half-life, so a heavy past is forgiven in time (llm-d's decaying attained service).
-            elapsed = max(0.0, self.clock() - self._charged_at[w.cls].get(w.owner, self.clock()))
-            used = vtime + (used - vtime) * 0.5 ** (elapsed / half_life)
-        start = max(used, vtime)
-        turns[w.owner] = start + (w.work if by_work(self.config) else 1.0)
-        self._charged_at[w.cls][w.owner] = self.clock()
-        w.turn = start
+        """Fair share: the owner's next turn in the class (fair_share.py), when it is on."""
+        if takes_turns(self.config):
+            cfg = self.config
+            self.turns.take(
+                w, by_work=by_work(cfg), half_life=cfg.fair_share_half_life, now=self.clock()
+            )
 
     def charge(self, w: Waiter, work: float) -> None:
         """Fair share by work: the request has ended, and `work` is what it took (its prompt and
-        weighted output as the engine reported them; 0 if it never ran). Its owner's next turns
-        move by the difference from what its arrival charged (`Waiter.work`)."""
-        if not by_work(self.config) or not takes_turns(self.config):
-            return
-        turns = self._turns[w.cls]
-        if w.owner in turns:
-            turns[w.owner] = max(0.0, turns[w.owner] + work - w.work)
-            w.work = work  # charged once: a second call changes nothing
+        weighted output as the engine reported them; 0 if it never ran)."""
+        if by_work(self.config) and takes_turns(self.config):
+            self.turns.charge(w, work)
 
     def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
         """The same request again after a failed dispatch, keeping its place in line."""
@@ -263,13 +239,7 @@ class AdmissionQueue:
             # (throughput x budget) finished requests alive.
             self._deadlines = dl = [e for e in dl if e[-1].state == WAITING]
             heapq.heapify(dl)
-        for cls, turns in enumerate(self._turns):
-            if len(turns) > 1024:
-                # Owners whose next turn is not ahead of the class's turn gain nothing from it.
-                vtime = self._vtime[cls]
-                self._turns[cls] = {o: t for o, t in turns.items() if t > vtime}
-                charged = self._charged_at[cls]
-                self._charged_at[cls] = {o: charged[o] for o in self._turns[cls] if o in charged}
+        self.turns.forget_the_past()
 
     def _place_heads(self) -> int:
         """Place waiting heads in priority order while their backends have room."""
@@ -356,8 +326,7 @@ class AdmissionQueue:
             self.observer.changed()
         if rekey:
             moves.sort(key=lambda move: move[0].seq)  # fair share hands out turns by arrival
-            self._turns = [{}, {}, {}]
-            self._charged_at = [{}, {}, {}]
+            self.turns.reset()
         for w, route in moves:
             w.route = route
             if rekey:
@@ -445,7 +414,7 @@ class AdmissionQueue:
         """
         groups = self._groups_by_slot.get(slot.name)
         return groups is not None and any(
-            g.live and target_on(g.route, slot, g.excluded) is not None for g in groups
+            g.live and g.route.target_on(slot, g.excluded) is not None for g in groups
         )
 
     def _check_bounds(self, w: Waiter) -> None:
@@ -527,19 +496,13 @@ class AdmissionQueue:
         it turns away only a request whose wait is plainly beyond its budget.
         """
         slots = [t.slot for t in w.route.usable_targets(w.excluded)]
-        rate = sum(self._rate_at(slot.name) for slot in slots)
+        now = self.clock()
+        rate = sum(self.pace.rate(slot.name, now) for slot in slots)
         if rate <= 0:
             return None
         if ahead is None:
             ahead = max((self._ahead_at(slot, w.cls) for slot in slots), default=0)
         return ahead / rate
-
-    def _rate_at(self, backend: str) -> float:
-        taken = self._taken.get(backend)
-        if taken is None or len(taken) < 2:
-            return 0.0
-        span = self.clock() - taken[0]
-        return (len(taken) - 1) / span if span > 0 else 0.0
 
     def _ahead_at(self, slot: Slot, cls: int) -> int:
         """Waiters of class `cls` and above that could take this backend's next free slot."""
@@ -547,7 +510,7 @@ class AdmissionQueue:
         return sum(
             sum(g.by_class[cls:])
             for g in groups
-            if g.live and target_on(g.route, slot, g.excluded) is not None
+            if g.live and g.route.target_on(slot, g.excluded) is not None
         )
 
     def _current_rate(self) -> float:
@@ -638,14 +601,10 @@ class AdmissionQueue:
             self._count(w, -1)
         w.state = ADMITTED
         w.admitted_at = w.arrival if immediate else self.clock()
-        if w.turn > self._vtime[w.cls]:
-            self._vtime[w.cls] = w.turn
+        self.turns.served(w)
         target.slot.inflight += 1
         w.acquired = Acquired(target=target, waiter=w, queue=self)
-        taken = self._taken.get(target.slot.name)
-        if taken is None:
-            taken = self._taken[target.slot.name] = deque(maxlen=32)
-        taken.append(w.admitted_at if not immediate else self.clock())
+        self.pace.took(target.slot.name, w.admitted_at if not immediate else self.clock())
         if not immediate:
             self._recent.append(w.admitted_at)
         self.observer.admitted(w, immediate=immediate, reordered=reordered)
@@ -672,9 +631,8 @@ class AdmissionQueue:
         keep = slot.headroom[cls]
         if keep <= 0 or not self.config.prioritize:
             return 0
-        came = self._came.get(slot.name)
         since = self.clock() - self.config.headroom_secs
-        if came is None or max(came[cls + 1 :], default=-math.inf) < since:
+        if not self.pace.higher_came_since(slot.name, cls, since):
             return 0
         return min(keep, slot.max_inflight - 1)
 
@@ -683,10 +641,7 @@ class AdmissionQueue:
         is held for it from now."""
         now = self.clock()
         for t in w.route.usable_targets(w.excluded):
-            came = self._came.get(t.slot.name)
-            if came is None:
-                came = self._came[t.slot.name] = [-math.inf, -math.inf, -math.inf]
-            came[w.cls] = now
+            self.pace.came(t.slot.name, w.cls, now)
 
     def _forget(self, w: Waiter) -> None:
         """A waiter left the line without a slot: nothing to do here (shared admission
@@ -720,7 +675,7 @@ class AdmissionQueue:
             h = g.warm_head(bonus) if warm else g.head()
             if h is None:
                 continue
-            target = target_on(g.route, slot, g.excluded)
+            target = g.route.target_on(slot, g.excluded)
             if target is None:
                 continue
             key = warm_key(h, bonus) if warm else h.key
@@ -735,26 +690,6 @@ class AdmissionQueue:
         # Only aging and affinity (serial) count as a reorder; the other schedulers' keys are
         # their policy, not a departure from it.
         return best, best_target, serial and plain_best is not None and best is not plain_best
-
-
-def target_on(route: Route, slot: Slot, excluded: frozenset[str]) -> Target | None:
-    """The route's target on this backend, if the route may use it right now."""
-    if slot.name in excluded:
-        return None
-    for t in route.usable_targets(excluded):
-        if t.slot is slot:
-            return t
-    return None
-
-
-def _rendezvous(targets: tuple[Target, ...], affinity_key: int) -> str | None:
-    """The cache-warm backend for a prompt prefix: highest-random-weight hashing, stable."""
-    best, best_score = None, -1
-    for t in targets:
-        score = zlib.crc32(t.slot.name.encode(), affinity_key & 0xFFFFFFFF)
-        if score > best_score:
-            best, best_score = t.slot.name, score
-    return best
 
 
 def _secs(secs: float) -> str:

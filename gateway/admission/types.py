@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import zlib
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -96,6 +97,24 @@ class Route:
         if any(t.slot.usable for t in self.primary):
             return up  # primaries are up but excluded by a retry: not an outage, no fallback
         return tuple(t for t in self.fallback if t.slot.usable and t.slot.name not in excluded)
+
+    def target_on(self, slot: Slot, excluded: frozenset[str]) -> Target | None:
+        """The route's target on this backend, if the route may use it right now."""
+        if slot.name in excluded:
+            return None
+        for t in self.usable_targets(excluded):
+            if t.slot is slot:
+                return t
+        return None
+
+    def warm_backend(self, affinity_key: int) -> str | None:
+        """The cache-warm primary for a prompt prefix: highest-random-weight hashing, stable."""
+        best, best_score = None, -1
+        for t in self.primary:
+            score = zlib.crc32(t.slot.name.encode(), affinity_key & 0xFFFFFFFF)
+            if score > best_score:
+                best, best_score = t.slot.name, score
+        return best
 
     def has_usable(self) -> bool:
         """Whether any target is up: `usable_targets()` is non-empty, without building it."""

@@ -146,7 +146,12 @@ class Capacity:
 
     async def tick(self, upstreams: Iterable[Upstream], queue: Queue, client: Any) -> None:
         """One interval: read the engines whose limits this process moves, all at once, step
-        their controllers, then set each limit (in a group on Redis, the one on the board)."""
+        their controllers, then set each limit (in a group on Redis, the one on the board).
+
+        In a group the board is read (and the limits as they stand posted) while the engines
+        are read, so that what the group holds there is as of the engines' readings: a figure
+        one interval old lags a growing limit by a whole step, and a fall from it would go too
+        far. A moved limit reaches the board with the next interval's post."""
         auto = self.sync(upstreams)
         shared = getattr(queue, "shares_capacity", False)
         if shared and getattr(queue, "fallback", False):
@@ -154,7 +159,12 @@ class Capacity:
         now = self.clock()
         moving = [up for up in auto if self._moves(up.name)]
         due = [up for up in moving if now >= self.learned[up.name].no_metrics_until]
-        readings = await asyncio.gather(*(self._read(client, up) for up in due))
+        reads = [self._read(client, up) for up in due]
+        if shared:
+            *readings, _ = await asyncio.gather(*reads, self._post(auto, queue))
+            moving = [up for up in moving if self._moves(up.name)]  # (another may own it now)
+        else:
+            readings = await asyncio.gather(*reads)
         read_now = dict(zip((up.name for up in due), readings, strict=True))
         now = self.clock()
         for up in moving:
@@ -164,8 +174,6 @@ class Capacity:
             if reading is not None:
                 learned.controller.gauges_read(reading, inflight=inflight, demand=demand, now=now)
             learned.controller.tick(inflight=inflight, demand=demand, now=now)
-        if shared:
-            await self._post(auto, queue)
         for up in auto:
             self._apply(up, self.learned[up.name], queue, now)
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import redis
 
-from gateway.admission.queue import AdmissionQueue, target_on
+from gateway.admission.queue import AdmissionQueue
 from gateway.admission.schedulers import SchedulerConfig, affinity_bonus
 from gateway.admission.shared.calls import Down, ScriptCalls, Then
 from gateway.admission.shared.capacity_board import Post, Posted, board_args, read_board
@@ -448,7 +448,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         for g in self._groups_by_slot.get(slot.name, ()):
             p = g.plain_head()
             if p is not None and p is not w and p.plain_key < w.plain_key:
-                if target_on(g.route, slot, g.excluded) is not None:
+                if g.route.target_on(slot, g.excluded) is not None:
                     return True
         return False
 

@@ -2156,10 +2156,10 @@ def test_the_engines_report_settles_an_owners_share_and_a_request_that_never_ran
     assert ann.acquired is not None
     queue.charge(ann, 10 + 2 * 5000)
     queue.charge(ann, 10 + 2 * 5000)  # charged once
-    assert queue._turns[MEDIUM]["ann"] == 10 + 2 * 5000
+    assert queue.turns.next[MEDIUM]["ann"] == 10 + 2 * 5000
     queue.cancel(cy)  # cy leaves before it ran: refunded, its next turn where the class is
     queue.charge(cy, 0.0)
-    assert queue._turns[MEDIUM]["cy"] == 0.0
+    assert queue.turns.next[MEDIUM]["cy"] == 0.0
     ann.acquired.release()
     assert ben.acquired is not None
     ann_next = queue.waiter(route, owner="ann", budget=60, work=10)
