@@ -144,8 +144,11 @@ class CapacityController:
             self._fall(max(0, inflight - math.ceil(waiting)), METRICS)
         elif kv is not None and kv >= self.tuning.kv_full:
             self._fall(min(self.limit, inflight) - 1, METRICS)
-        elif waiting > 0:
-            pass  # maybe queueing: no growth until the next readings tell
+        elif waiting > 0 or inflight < self.limit:
+            # Maybe queueing: no growth until the next readings tell. Or the last growth is not
+            # at the engine yet (in a group on Redis the others are granted it an interval
+            # later): growing again before the engine has shown what it makes of it overshoots.
+            pass
         elif (kv is None or kv < self.tuning.kv_high) and demand and not self._tpot_slow:
             self._grow(now, METRICS)
         return self.limit

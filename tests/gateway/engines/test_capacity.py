@@ -274,3 +274,14 @@ def test_probes_that_keep_passing_the_edge_wait_longer_and_one_that_holds_probes
     engine.capacity = 24  # room again: the next probe holds, and the ones after come quickly
     _, limits = drive(controller, engine, seconds=20, start=now + 40)
     assert limits[-1] >= 23
+
+
+def test_it_grows_again_only_once_the_last_growth_is_at_the_engine():
+    controller = CapacityController(1, 256, start=8)
+    controller.gauges_read(Gauges(8, 0, 0.2), inflight=8, demand=True, now=0.0)
+    assert controller.limit == 12
+    # The engine has not been sent the four more yet (another process is granted them later).
+    controller.gauges_read(Gauges(8, 0, 0.2), inflight=8, demand=True, now=0.25)
+    assert controller.limit == 12
+    controller.gauges_read(Gauges(12, 0, 0.3), inflight=12, demand=True, now=0.5)
+    assert controller.limit == 18
