@@ -4,9 +4,12 @@ connections a relay closed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import logging
+import socket
+import struct
 from typing import Any
 
 import aiohttp
@@ -33,10 +36,22 @@ USED: contextvars.ContextVar[list[Any]] = contextvars.ContextVar("used")
 
 def close_used(used: list[Any]) -> None:
     """Close every connection a cut-short relay sent on that is still open (registering each in
-    CLOSING, for wait_closed); one that answered in full went back to the pool and is left."""
+    CLOSING, for wait_closed); one that answered in full went back to the pool and is left.
+
+    The request is abandoned, so its connection is reset, not closed in turn: a graceful close
+    delivers whatever of its body is still buffered (in asyncio's buffer and the kernel's, megabytes
+    of a large prompt) before the FIN, and until then the engine cannot tell that it ended, while
+    the freed slot's next request may already be there. A reset (SO_LINGER 0, then abort) drops
+    those bytes and tells the engine at once (vLLM and SGLang abort a request on it)."""
     for protocol in used:
-        if protocol.transport is not None:
+        transport = protocol.transport
+        if transport is not None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             protocol.close()
+            transport.abort()
 
 
 async def wait_closed(closing: Closing) -> None:

@@ -60,7 +60,7 @@ def test_an_administrator_reads_filters_and_pages_the_audit_log(
     expect(rows.nth(1).locator(".audit-changes")).to_have_text("api_key_replaced — → replaced")
     created = rows.nth(2)
     expect(created).to_contain_text("Backend created")
-    created.get_by_text("Created: show the values (14)").click()
+    created.get_by_text("Created: show the values (15)").click()
     expect(created.locator(".audit-values")).to_contain_text("hidden")
     # Joining a group changes her priority: her own row says so.
     expect(rows.nth(3)).to_contain_text("Account changed")

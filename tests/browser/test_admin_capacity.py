@@ -135,7 +135,7 @@ def test_a_floor_above_the_ceiling_is_refused_in_the_editor_and_the_servers_refu
 @pytest.fixture
 def learning_engine(make_sim_backend: Any, alice: Any, aiplane_server: Any) -> Iterator[Any]:
     """An auto backend (floor 1, ceiling 8) on the simulated GPU with vLLM's metrics, and two
-    long streams at it: from its floor it doubles while the two fill it (1, 2, then 4) and stays
+    long streams at it: from its floor it grows while the two fill it (1, 2, then 3) and stays
     there, the engine running both and queueing none."""
     sim = make_sim_backend(
         tokens=4000, server_info="vllm", metrics="vllm", gpu_batch=6, gpu_step_ms=10
@@ -153,11 +153,11 @@ def learning_engine(make_sim_backend: Any, alice: Any, aiplane_server: Any) -> I
             described = runtime.capacity.describe(sim.name, slot) if slot else None
             return (
                 described is not None
-                and described["limit"] == 4
+                and described["limit"] == 3  # 1, 2, 3: two streams never fill more
                 and described["engine_running"] == 2
             )
 
-        wait_until(learned, "the limit grows to 4 with both streams running", timeout=30)
+        wait_until(learned, "the limit grows to 3 with both streams running", timeout=30)
         yield sim
     finally:
         for call in calls:
@@ -167,9 +167,9 @@ def learning_engine(make_sim_backend: Any, alice: Any, aiplane_server: Any) -> I
 @pytest.mark.parametrize(
     ("admin", "learned", "engine"),
     [
-        ("carol", "Learned limit 4, from the engine's metrics",
+        ("carol", "Learned limit 3, from the engine's metrics",
          r"^Engine: running 2, waiting 0, KV cache \d+%$"),
-        ("german_carol", "Gelerntes Limit 4, aus den Metriken der Engine",
+        ("german_carol", "Gelerntes Limit 3, aus den Metriken der Engine",
          r"^Engine: laufend 2, wartend 0, KV-Cache \d+\s%$"),
     ],
 )  # fmt: skip
@@ -183,7 +183,7 @@ def test_the_models_backends_and_queue_pages_show_a_learned_limit_and_the_engine
     page.goto("/admin/models/")
     row = page.locator(".model-card[data-model='sim-small'] tbody tr[data-backend='sim-1']")
     capacity = row.locator(".capacity")
-    expect(capacity.locator(".inflight")).to_contain_text(re.compile(r"^2 \S+ 4$"))
+    expect(capacity.locator(".inflight")).to_contain_text(re.compile(r"^2 \S+ 3$"))
     expect(capacity.locator(".capacity-learned")).to_have_text(learned)
     expect(capacity.locator(".capacity-engine")).to_have_text(re.compile(engine))
     expect(capacity.locator(".capacity-error")).to_have_count(0)
@@ -193,7 +193,7 @@ def test_the_models_backends_and_queue_pages_show_a_learned_limit_and_the_engine
     row = page.locator("#queue-backends-body tr[data-backend='sim-1']")
     expect(row.locator(".capacity-learned")).to_have_text(learned)
     expect(row.locator(".capacity-engine")).to_have_text(re.compile(engine))
-    expect(row.locator(".inflight")).to_contain_text(re.compile(r"^2 \S+ 4$"))
+    expect(row.locator(".inflight")).to_contain_text(re.compile(r"^2 \S+ 3$"))
     screenshot(page, f"admin-queue-auto-{admin}")
 
     page.goto("/admin/backends/")

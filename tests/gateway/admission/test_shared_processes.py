@@ -320,7 +320,10 @@ def test_three_processes_learn_one_limit_and_the_engine_never_queues_for_long(
     # admit up to three times what the engine runs).
     assert all(4 <= limit <= 9 for limit in limits), limits
     assert stats["gpu_max_running_seen"] == 6  # the engine kept busy
-    assert sorted(waiting)[len(waiting) // 2] == 0, waiting
+    # The owner sees the others' grants an interval late: a request may wait at the engine
+    # now and then, never a queue (three processes learning their own would hold 2x the batch).
+    assert sorted(waiting)[len(waiting) // 2] <= 1, waiting
+    assert max(waiting) <= 6, waiting
     # The load gone, the limit rests, and every process admits by the one on the board.
     settled = _posted_limit(cluster, "gpu")
     wait_until(
