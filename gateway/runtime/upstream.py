@@ -36,22 +36,11 @@ USED: contextvars.ContextVar[list[Any]] = contextvars.ContextVar("used")
 
 def close_used(used: list[Any]) -> None:
     """Close every connection a cut-short relay sent on that is still open (registering each in
-    CLOSING, for wait_closed); one that answered in full went back to the pool and is left.
-
-    The request is abandoned, so its connection is reset, not closed in turn: a graceful close
-    delivers whatever of its body is still buffered (in asyncio's buffer and the kernel's, megabytes
-    of a large prompt) before the FIN, and until then the engine cannot tell that it ended, while
-    the freed slot's next request may already be there. A reset (SO_LINGER 0, then abort) drops
-    those bytes and tells the engine at once (vLLM and SGLang abort a request on it)."""
+    CLOSING, for wait_closed, and reset: see _ResponseHandler.close); one that answered in full
+    went back to the pool and is left."""
     for protocol in used:
-        transport = protocol.transport
-        if transport is not None:
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        if protocol.transport is not None:
             protocol.close()
-            transport.abort()
 
 
 async def wait_closed(closing: Closing) -> None:
@@ -91,18 +80,32 @@ class _ResponseHandler(ResponseHandler):
         super().set_response_params(**params)
 
     def close(self) -> None:
-        self._closing()
+        transport = self._closing()
         super().close()
+        if transport is not None:
+            transport.abort()  # a relay's connection: reset now, its unsent bytes dropped
 
     def abort(self) -> None:
         self._closing()
         super().abort()
 
-    def _closing(self) -> None:
+    def _closing(self) -> Any:
+        """A connection a relay closes (a request cut short, inside aiohttp or by the relay) is
+        registered for wait_closed and reset, not closed in turn: a graceful close delivers
+        whatever of its body is still buffered (asyncio's buffer, then the kernel's: megabytes
+        of a large prompt) before its FIN, and until then the engine cannot tell the request
+        ended while the freed slot's next one may already be there. A reset (SO_LINGER 0)
+        drops those bytes and tells the engine at once (vLLM and SGLang abort on it)."""
         closing = CLOSING.get(None)
         transport = self.transport
-        if closing is not None and transport is not None and (closed := self.closed) is not None:
-            closing.append((closed, transport))
+        if closing is None or transport is None or (closed := self.closed) is None:
+            return None
+        closing.append((closed, transport))
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        return transport
 
     def set_exception(self, exc: BaseException, *args: Any) -> None:
         payload = self._payload
