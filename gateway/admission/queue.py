@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import replace
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from gateway.admission.fair_share import Turns
 from gateway.admission.pace import Pace
@@ -401,6 +401,14 @@ class AdmissionQueue:
             return free[route._rr % len(free)]
         # least_inflight: lowest load relative to capacity and weight; ties keep topology order.
         return min(free, key=lambda t: t.slot.inflight / (t.slot.max_inflight * t.slot.weight))
+
+    # One process alone: its learned limits are its own (shared/queue.py posts them on Redis).
+    shares_capacity = False
+    fallback = False
+
+    async def post_capacity(self, posts: list[Any]) -> dict[str, Any] | None:
+        """Nothing to share alone; see SharedAdmissionQueue.post_capacity."""
+        return None
 
     def contended(self, slot: Slot) -> bool:
         """Does anyone wait who could use this backend now (its learned capacity binds)?"""

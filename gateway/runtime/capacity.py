@@ -52,8 +52,12 @@ NO_METRICS = frozenset({404, 405, 501})  # "this server has no /metrics" (llama.
 class Queue(Protocol):
     """What capacity needs of the admission queue."""
 
+    shares_capacity: bool  # a group on Redis: the limits go on the capacity board
+    fallback: bool  # that group's Redis is away
+
     def slot_changed(self, slot: Slot) -> None: ...
     def contended(self, slot: Slot) -> bool: ...
+    async def post_capacity(self, posts: list[Post]) -> dict[str, Posted] | None: ...
 
 
 @dataclass(slots=True)
@@ -153,8 +157,8 @@ class Capacity:
         one interval old lags a growing limit by a whole step, and a fall from it would go too
         far. A moved limit reaches the board with the next interval's post."""
         auto = self.sync(upstreams)
-        shared = getattr(queue, "shares_capacity", False)
-        if shared and getattr(queue, "fallback", False):
+        shared = queue.shares_capacity
+        if shared and queue.fallback:
             return  # Redis is away: the limits hold, each process admitting its share of them
         now = self.clock()
         moving = [up for up in auto if self._moves(up.name)]
@@ -192,7 +196,7 @@ class Capacity:
             return held, held >= posted.limit or posted.waiting > 0 or queue.contended(slot)
         return slot.inflight, slot.inflight >= slot.max_inflight or queue.contended(slot)
 
-    async def _post(self, auto: list[Upstream], queue: Any) -> None:
+    async def _post(self, auto: list[Upstream], queue: Queue) -> None:
         """Post the limits on the capacity board and take back each one's owner's."""
         names = {up.name for up in auto}
         posts = [self._post_of(up.name) for up in auto]

@@ -121,9 +121,12 @@ def test_metrics_that_go_wrong_close_the_gate_and_hand_over_to_latency(gateway, 
     key = key_for("ann")
     with Load(gateway, key, 12) as load:
         wait_until(lambda: _limit(gateway) >= 6, "the limit grows to the batch", timeout=30)
+        before = _limit(gateway)
         HTTP.post(gpu_engine.url + "/sim/config", json={"metrics_fault": fault})
         wait_until(lambda: _learned(gateway).mode == "latency", "latency mode", timeout=10)
-        assert _limit(gateway) <= 8  # held at what runs, never opened by the failure
+        # Held at what runs, never opened by the failure (latency may have added one since:
+        # it grows by one a clean window; slow start may have left it above the batch).
+        assert _limit(gateway) <= before + 1
         listed = gateway.runtime.capacity.describe("gpu", gateway.runtime.slots["gpu"])
         assert listed["metrics_error"]
         HTTP.post(gpu_engine.url + "/sim/config", json={"metrics_fault": "none"})
