@@ -337,9 +337,7 @@ class AdmissionQueue:
 
     def score(self, w: Waiter) -> float | None:
         """The llama-swap score a request was admitted with (serial scheduler only)."""
-        if self.config.name != "serial":
-            return None
-        return serial_score(w, self.config, self.clock)
+        return serial_score(w, self.config, self.clock) if self.config.name == "serial" else None
 
     # ----- views for metrics and the live queue page -------------------------------------
 
@@ -403,11 +401,9 @@ class AdmissionQueue:
         return min(free, key=lambda t: t.slot.inflight / (t.slot.max_inflight * t.slot.weight))
 
     # One process alone: its learned limits are its own (shared/queue.py posts them on Redis).
-    shares_capacity = False
-    fallback = False
+    shares_capacity = fallback = False
 
     async def post_capacity(self, posts: list[Any]) -> dict[str, Any] | None:
-        """Nothing to share alone; see SharedAdmissionQueue.post_capacity."""
         return None
 
     def contended(self, slot: Slot) -> bool:
