@@ -261,6 +261,11 @@ AIPLANE_KEEPALIVE_TIMEOUT = env_float("AIPLANE_KEEPALIVE_TIMEOUT", 20.0)
 # A last guard for the process (files, memory), far above the queue's own bounds: every
 # waiter, stream, kept-alive idle connection and websocket is one.
 AIPLANE_MAX_CONNECTIONS = env_int("AIPLANE_MAX_CONNECTIONS", 2048)
+# A SIGTERM drains (gateway/dataplane/drain.py): what runs and waits may take this long to
+# finish (an agent's stream runs for minutes); the process keeps accepting for the grace first,
+# while /readyz already says 503, so a balancer that polls it stops sending (Kubernetes: 5-10 s).
+AIPLANE_DRAIN_TIMEOUT = env_float("AIPLANE_DRAIN_TIMEOUT", 600.0)
+AIPLANE_DRAIN_GRACE = env_float("AIPLANE_DRAIN_GRACE", 0.0)
 
 LOGGING = {
     "version": 1,

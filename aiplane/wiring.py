@@ -33,6 +33,9 @@ from gateway.admin.selectors import load_topology
 from gateway.admin.services import save_discovery
 from gateway.allowances.counters import CounterStore, MemoryCounters
 from gateway.dataplane.app import GatewayApp
+from gateway.dataplane.drain import DrainSettings
+from gateway.dataplane.health import PATHS as HEALTH_PATHS
+from gateway.dataplane.health import Health
 from gateway.dataplane.server_protocol import Bounds
 from gateway.observability import collector, records
 from gateway.observability.activity_writer import ProcessWriter
@@ -94,6 +97,17 @@ def _db(fn: Callable[..., T]) -> Callable[..., T]:
             connections.close_all()
 
     return run
+
+
+async def _database_answers() -> None:
+    """/readyz's database check: a trivial query from a worker thread (at most one a second)."""
+    await asyncio.to_thread(_select_one)
+
+
+@_db
+def _select_one() -> None:
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT 1")
 
 
 @_db
@@ -307,11 +321,15 @@ def build_application(django_app: ASGIApp) -> ASGIApp:
         AuthMiddlewareStack(URLRouter([path("ws/queue", QueueConsumer.as_asgi())]))
     )
 
+    health = Health(runtime, database=_database_answers)
+
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         kind = scope["type"]
         if kind == "http":
             if scope["path"].startswith("/v1/"):
                 await gateway(scope, receive, send)
+            elif scope["path"] in HEALTH_PATHS:
+                await health(scope, receive, send)  # before start-up too: it says "starting"
             else:
                 if not runtime.started:
                     await runtime.ensure_started()  # daphne has no lifespan: start on first use
@@ -348,6 +366,17 @@ async def _lifespan(runtime: Runtime, receive: Any, send: Any) -> None:
                 await runtime.stop()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def configured_drain() -> DrainSettings:
+    """AIPLANE_DRAIN_TIMEOUT and AIPLANE_DRAIN_GRACE, checked."""
+    timeout, grace = settings.AIPLANE_DRAIN_TIMEOUT, settings.AIPLANE_DRAIN_GRACE
+    if not (timeout > 0 and 0 <= grace <= timeout):
+        raise ValueError(
+            f"AIPLANE_DRAIN_TIMEOUT must be above 0 and AIPLANE_DRAIN_GRACE between 0 and it "
+            f"(they are {timeout:g} and {grace:g})"
+        )
+    return DrainSettings(timeout=timeout, grace=grace)
 
 
 def configured_bounds() -> Bounds:

@@ -10,7 +10,8 @@ Errors raised to the caller (all subclasses of `AdmissionError`):
     ├── QueueCancelled    the client went away or pressed Stop
     ├── QueueFull         a bounded queue is full (or a higher class took this waiter's place),
     │                     or the estimated wait exceeds the budget (429 + Retry-After)
-    └── RouteGone         the model disappeared from the topology while the request waited
+    ├── RouteGone         the model disappeared from the topology while the request waited
+    └── TurnedAway        the process stops and its drain ended while the request waited
 
 A bounded queue (`max_waiters`) never inverts priority: when it is full, a newcomer of a strictly
 higher class than the lowest class waiting takes the place of that class's last waiter in the
@@ -148,8 +149,7 @@ class AdmissionQueue:
             )
 
     def charge(self, w: Waiter, work: float) -> None:
-        """Fair share by work: the request has ended, and `work` is what it took (its prompt and
-        weighted output as the engine reported them; 0 if it never ran)."""
+        """Fair share by work: the request ended having taken `work` (0 if it never ran)."""
         if by_work(self.config) and takes_turns(self.config):
             self.turns.charge(w, work)
 
@@ -360,9 +360,9 @@ class AdmissionQueue:
         """Every live waiter by the backends its route may use, in the order their slots go.
 
         Routes are per model and caller groups, yet all routes on the same backends compete
-        for the same slots by the scheduler's order key (the one `_best_for` compares), so a
-        line is the backends; inside it the key decides. Serial's affinity bonus is left out,
-        as it belongs to whichever backend frees next. For the live view, not the hot path.
+        for the same slots by the scheduler's order key (`_best_for`'s), so a line is the
+        backends; inside it the key decides, less serial's affinity bonus (whichever backend
+        frees next has it). For the live view, not the hot path.
         """
         lines: dict[tuple[str, ...], list[Waiter]] = {}
         for g in list(self._groups.values()):

@@ -38,6 +38,10 @@ class RouteGone(AdmissionError):
     pass
 
 
+class TurnedAway(AdmissionError):
+    """The process stops and its drain ended while the request still waited (503)."""
+
+
 class Clock(Protocol):
     def __call__(self) -> float: ...
 
@@ -186,7 +190,7 @@ class Waiter:
     admitted_at: float | None = None
     on_admit: Callable[[Waiter], None] | None = None
     group: Group | None = None
-    refusal: QueueFull | None = None  # why a bounded queue turned it away (state REJECTED)
+    refusal: AdmissionError | None = None  # why it was turned away (state REJECTED)
     tag: object = None  # the caller's own data (the activity record picks it up)
 
     @property

@@ -17,6 +17,7 @@ from gateway.admission.types import (
     QueueCancelled,
     QueueTimeout,
     RouteGone,
+    TurnedAway,
     Waiter,
 )
 
@@ -79,6 +80,18 @@ def _after_waiting(
     raise _left(w)
 
 
+def turn_away(queue: AdmissionQueue, why: str) -> int:
+    """The process stops: every waiter here leaves the line with `TurnedAway`; how many left.
+
+    Each one's `route_or_wait` wakes and raises it, so its client gets an answer (503) and its
+    record is written, rather than being cancelled with the server's tasks."""
+    waiters = queue.waiters()
+    for w in waiters:
+        w.refusal = TurnedAway(why)
+        queue.cancel(w, REJECTED)
+    return len(waiters)
+
+
 def _left(w: Waiter) -> AdmissionError:
     """Why a waiter left the line without a slot, as the error its caller gets."""
     if w.state == EXPIRED:
@@ -86,5 +99,5 @@ def _left(w: Waiter) -> AdmissionError:
     if w.state == FAILED:
         return RouteGone("the model is no longer served")
     if w.state == REJECTED and w.refusal is not None:
-        return w.refusal  # a higher-class newcomer took its place in a full queue
+        return w.refusal  # a higher-class newcomer took its place, or the process stops
     return QueueCancelled("the request was cancelled")

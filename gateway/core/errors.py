@@ -20,6 +20,7 @@ GatewayError
 ├── CapacityTimeout       503 no slot within the wait budget (Retry-After)
 ├── NoHealthyBackend      503 every backend for the model is down or disabled (Retry-After)
 ├── Unavailable           503 the model is no longer served to this caller
+├── ShuttingDown          503 this gateway process stops: it was still waiting or running
 └── InternalError         500 anything unexpected
 """
 
@@ -166,6 +167,14 @@ class NoHealthyBackend(GatewayError):
 
 class Unavailable(GatewayError):
     status, type_, code = 503, "api_error", "no_backend_available"
+    outcome = Outcome.UNAVAILABLE
+
+
+class ShuttingDown(GatewayError):
+    """The process was told to stop and its drain ended (a second SIGTERM, or the drain
+    timeout) before this request had its answer; another process may serve it."""
+
+    status, type_, code = 503, "api_error", "shutting_down"
     outcome = Outcome.UNAVAILABLE
 
 

@@ -22,6 +22,7 @@ from gateway.admission.types import (
     QueueTimeout,
     Route,
     RouteGone,
+    TurnedAway,
     Waiter,
 )
 from gateway.admission.wait import route_or_wait
@@ -37,12 +38,13 @@ from gateway.core.errors import (
     CapacityTimeout,
     GatewayError,
     NoHealthyBackend,
+    ShuttingDown,
     TooManyRequests,
     Unavailable,
     UpstreamError,
 )
 from gateway.core.outcomes import Outcome
-from gateway.dataplane.relay import Relay, Retryable
+from gateway.dataplane.relay import NOT_STARTED, Relay, Retryable
 from gateway.dialects.anthropic.dialect import MESSAGES
 from gateway.dialects.openai.dialect import Surface
 from gateway.dialects.stored_state import RequestState
@@ -81,6 +83,9 @@ async def admit_and_forward(
             if error is None:
                 return
             raise error from None
+        if rt.closing:  # the drain was cut short while this one was on its way: not here
+            acquired.release()
+            raise ShuttingDown(NOT_STARTED, retry_after=1)
         if not record.outcome:
             record.outcome = Outcome.IMMEDIATE if w.waited == 0 else Outcome.WAITED
         record.queue_ms = w.waited * 1000
@@ -114,7 +119,7 @@ async def _relayed(
     try:
         await relay.run(surface, body, large=large)
     except GatewayError as err:
-        if err.status >= 500:  # the backend's fault, not the client's
+        if err.status >= 500 and not isinstance(err, ShuttingDown):  # the backend's fault
             rt.errors.note(up.name, err.message, "request")
         raise
     finally:
@@ -223,6 +228,13 @@ def _route_gone(
     return _withdrawn(record.model)
 
 
+def _turned_away(
+    err: TurnedAway, rt: Runtime, w: Waiter, record: Entry, failure: Retryable | None
+) -> GatewayError:
+    _waited(rt, w, record)
+    return ShuttingDown(NOT_STARTED, retry_after=1)
+
+
 # What the client gets when no slot came (None: nothing, it left), given the error, the
 # runtime, the waiter, the record and the last replica's failure, if one failed it.
 ADMISSION_ERRORS: dict[type[AdmissionError], Callable[..., GatewayError | None]] = {
@@ -230,6 +242,7 @@ ADMISSION_ERRORS: dict[type[AdmissionError], Callable[..., GatewayError | None]]
     QueueCancelled: _cancelled,
     QueueFull: _full,
     RouteGone: _route_gone,
+    TurnedAway: _turned_away,
 }
 
 NO_SLOT = tuple(ADMISSION_ERRORS)

@@ -36,7 +36,13 @@ from gateway.core import wire_json
 from gateway.core.answers import MAX_ERROR_BODY, RETRY_STATUS, error_for_status, stream_error_status
 from gateway.core.asgi import Send
 from gateway.core.classes import CLASS_NAMES
-from gateway.core.errors import BadRequest, GatewayError, UpstreamError, UpstreamTimeout
+from gateway.core.errors import (
+    BadRequest,
+    GatewayError,
+    ShuttingDown,
+    UpstreamError,
+    UpstreamTimeout,
+)
 from gateway.core.outcomes import Outcome
 from gateway.core.redaction import scrub_answer, scrub_header
 from gateway.dataplane.wait_budget import queue_wait_header
@@ -86,8 +92,12 @@ class DropConnection(Exception):
     client that stopped reading must not keep its connection."""
 
 
-# Why a relay was cut short by its watchdog or its client.
-_CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE = range(4)
+# Why a relay was cut short by its watchdog, its client, or the process stopping.
+_CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE, _SHUTDOWN = range(5)
+
+# What a client hears when the process stopped before its answer started, or in its midst.
+NOT_STARTED = "This gateway process is shutting down; send the request again."
+CUT_SHORT = "The gateway process shut down before the answer ended."
 
 
 class Relay:
@@ -258,6 +268,9 @@ class Relay:
         so that it looks broken (not when the client left: there is nobody to tell)."""
         self._aborted(reason)
         if not self.started or reason in (_CLIENT_LEFT,):
+            return
+        if reason == _SHUTDOWN:
+            await self._broken(resp, "", failure=ShuttingDown(CUT_SHORT))
             return
         await self._broken(resp, "stopped sending within the idle timeout")
 
@@ -482,14 +495,20 @@ class Relay:
             record.outcome = Outcome.CLIENT_CLOSED
             record.error = "The client stopped reading its answer."
             raise DropConnection("the client stopped reading its answer")
+        elif reason == _SHUTDOWN:
+            if not self.started:
+                raise ShuttingDown(NOT_STARTED, retry_after=1)
         elif not self.started:
             limit = self.timeouts.first_byte
             raise UpstreamTimeout(
                 f"The model server {self.upstream.name} sent nothing within {limit:g} seconds."
             )
 
-    async def _broken(self, resp: aiohttp.ClientResponse | None, what: str) -> None:
-        """The answer had started when the backend failed: end it so that it looks broken."""
+    async def _broken(
+        self, resp: aiohttp.ClientResponse | None, what: str, failure: GatewayError | None = None
+    ) -> None:
+        """The answer had started when the backend failed (`what` it did), or the gateway ended
+        it (`failure`, its own words): end it so that it looks broken."""
         name = self.upstream.name
         self.active = False  # the client leaving during the last send changes nothing now
         if self.body_kind == "events" and self.plan.complete(self._last):
@@ -498,14 +517,17 @@ class Relay:
             with contextlib.suppress(Exception):
                 await self.send({"type": "http.response.body", "body": b""})
             return
-        log.warning("backend %s %s", name, what)
-        self.record.outcome = Outcome.UPSTREAM_ERROR
-        self.record.error = f"The model server {name} {what}."
+        if failure is None:
+            log.warning("backend %s %s", name, what)
+            failure = UpstreamError(f"The model server {name} {what}.")
+            self.record.outcome = Outcome.UPSTREAM_ERROR
+        else:
+            self.record.outcome = Outcome.ERROR  # the gateway ended it, not the engine
+        self.record.error = failure.message
         if self.body_kind != "events":
-            raise DropConnection(f"the model server {name} {what}")
+            raise DropConnection(failure.message)
         # An event stream ends with the surface's error event at an event boundary (and, for
         # chat, [DONE], as vLLM and SGLang end theirs).
-        failure = UpstreamError(f"The model server {name} {what}.")
         head = b"" if not self._last or self._last.endswith(b"\n\n") else b"\n\n"
         if self._last.endswith(b"\n") and head:
             head = b"\n"
@@ -528,6 +550,11 @@ class Relay:
             limit, reason = t.idle, _UPSTREAM_IDLE
         if now >= self._mark + limit:
             self._cancel(reason)
+
+    def shut_down(self) -> None:
+        """The process stops and its drain ended: cut the exchange, ending the client's answer."""
+        if self.active:
+            self._cancel(_SHUTDOWN)
 
     def _client_left(self, _: object) -> None:
         if self.active:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import resource
+import socket
+from types import FrameType
 from typing import Any, Literal
 
 import uvicorn
 
 from gateway.core import serving
+from gateway.dataplane.drain import Drain, DrainSettings
 from gateway.dataplane.relay import DropConnection
 from gateway.dataplane.server_protocol import Bounds, protocol_class
+from gateway.runtime.runtime import current_runtime
 
 
 class _DroppedConnectionFilter(logging.Filter):
@@ -53,6 +58,50 @@ def uvicorn_config(
         return serving.uvicorn_config(app, host, port, http=http, **rest)
     bounded = protocol_class(bounds, serving.http_kind(http))
     return serving.uvicorn_config(app, host, port, http=bounded, keepalive=bounds.keepalive, **rest)
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn whose SIGTERM (or Ctrl-C) drains the process (gateway/dataplane/drain.py): the
+    first signal begins the drain, the second cuts it short; it exits 0 either way."""
+
+    def __init__(self, config: uvicorn.Config, settings: DrainSettings) -> None:
+        config.timeout_graceful_shutdown = round(settings.backstop)
+        super().__init__(config)
+        self.drain_settings = settings
+        self.signals = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain: Drain | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().startup(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        # Not uvicorn's own: it raises the signal again once it has shut down, and SIGTERM's
+        # default action would then end a process that drained cleanly with -15 instead of 0.
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self.should_exit = True  # not serving yet: nothing to drain
+            return
+        loop.call_soon_threadsafe(self._signalled)
+
+    def _signalled(self) -> None:
+        self.signals += 1
+        runtime = current_runtime()
+        if runtime is None:
+            self.should_exit = True
+            return
+        if self._drain is None or self._drain.runtime is not runtime:
+            self._drain = Drain(runtime, self.drain_settings)
+        drain = self._drain
+        if self.signals == 1:
+            drain.begin(stop_accepting=self._stop_accepting)
+        else:
+            drain.cut_short()
+            self.should_exit = True
+
+    def _stop_accepting(self) -> None:
+        self.should_exit = True  # uvicorn's shutdown: closes the listener, waits for the rest
 
 
 class GatewayServer(serving.ThreadedServer):

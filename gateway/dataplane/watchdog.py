@@ -9,11 +9,14 @@ from gateway.runtime.settings import Timeouts
 
 
 class Watched(Protocol):
-    """What the watchdog sees of a relay: its bounds, and a look at its progress."""
+    """What the watchdog sees of a relay: its bounds, a look at its progress, and its end when
+    the process stops (gateway/dataplane/drain.py)."""
 
     timeouts: Timeouts
 
     def check(self, now: float) -> None: ...
+
+    def shut_down(self) -> None: ...
 
 
 class Watchdog:

@@ -113,14 +113,18 @@ class Runtime:
         self.settings = GatewaySettings()
         self.timeouts = self.settings.timeouts()
         self.health = HealthTracker()
-        # Each backend's last failure (a probe or a request), for the administrators' Models page.
         # Learned limits of the max_inflight "auto" backends (gateway/runtime/capacity.py).
         self.capacity = Capacity()
+        # Each backend's last failure (a probe or a request), for the administrators' Models page.
         self.errors = LastErrors(secrets_of=self._secrets_of)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.session: aiohttp.ClientSession | None = None
         self.probe_client: httpx.AsyncClient | None = None
         self.started = False
+        # A SIGTERM came (gateway/dataplane/drain.py): /readyz says no; once `closing`, the drain
+        # was cut short and nothing more is admitted here.
+        self.draining = False
+        self.closing = False
         self._starting: asyncio.Future[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._identifying: set[asyncio.Future[None]] = set()
@@ -187,6 +191,11 @@ class Runtime:
             self._spawn(self._every(HEALTH_INTERVAL, self.probe_all_health, "health probes failed"))
             self._spawn(self._every(DETECT_INTERVAL, self.detect_all, "engine detection failed"))
             self._spawn(self._reload_loop())
+
+    @property
+    def topology_loaded(self) -> bool:
+        """Has a topology from the database been installed (for /readyz)?"""
+        return self._installed.loaded_at != float("-inf")
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         self._tasks.append(asyncio.ensure_future(coro))

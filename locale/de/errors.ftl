@@ -45,6 +45,7 @@ error-queue-full = Zu viele Anfragen warten. Versuchen Sie es später erneut.
 error-upstream-error = Der Modellserver hat mit einem Fehler geantwortet.
 error-no-backend-available = Derzeit ist kein Modellserver erreichbar.
 error-no-healthy-backend = Alle Modellserver für dieses Modell sind ausgefallen oder deaktiviert. Bitte später erneut versuchen.
+error-shutting-down = Dieser Gateway-Prozess wird beendet. Bitte erneut versuchen.
 error-backend-auth-failed = Der Modellserver hat die Zugangsdaten des Gateways abgelehnt. Bitten Sie eine Administratorin oder einen Administrator, den API-Schlüssel des Backends zu prüfen.
 error-backend-overloaded = Der Modellserver ist überlastet. Bitte später erneut versuchen.
 error-upstream-timeout = Der Modellserver hat nicht rechtzeitig geantwortet.

@@ -45,6 +45,7 @@ error-queue-full = Too many requests are waiting. Try again later.
 error-upstream-error = The model server answered with an error.
 error-no-backend-available = No model server is reachable at the moment.
 error-no-healthy-backend = Every model server for this model is down or disabled. Try again later.
+error-shutting-down = This gateway process is shutting down. Try again.
 error-backend-auth-failed = The model server refused the gateway’s credentials. Ask an administrator to check the backend’s API key.
 error-backend-overloaded = The model server is overloaded. Try again later.
 error-upstream-timeout = The model server did not answer in time.

@@ -45,6 +45,7 @@ error-queue-full = Hay demasiadas solicitudes en espera. Vuelva a intentarlo má
 error-upstream-error = El servidor de modelos respondió con un error.
 error-no-backend-available = Ahora mismo no se puede contactar con ningún servidor de modelos.
 error-no-healthy-backend = Todos los servidores de este modelo están caídos o desactivados. Inténtelo más tarde.
+error-shutting-down = Este proceso de la pasarela se está deteniendo. Inténtelo de nuevo.
 error-backend-auth-failed = El servidor de modelos rechazó las credenciales de la pasarela. Pida a un administrador que revise la clave de API del backend.
 error-backend-overloaded = El servidor de modelos está sobrecargado. Inténtelo más tarde.
 error-upstream-timeout = El servidor de modelos no respondió a tiempo.

@@ -45,6 +45,7 @@ error-queue-full = Trop de requêtes sont en attente. Réessayez plus tard.
 error-upstream-error = Le serveur de modèles a répondu par une erreur.
 error-no-backend-available = Aucun serveur de modèles n’est joignable pour le moment.
 error-no-healthy-backend = Tous les serveurs de ce modèle sont hors service ou désactivés. Réessayez plus tard.
+error-shutting-down = Ce processus de la passerelle s’arrête. Réessayez.
 error-backend-auth-failed = Le serveur de modèles a refusé les identifiants de la passerelle. Demandez à un administrateur de vérifier la clé d’API du backend.
 error-backend-overloaded = Le serveur de modèles est surchargé. Réessayez plus tard.
 error-upstream-timeout = Le serveur de modèles n’a pas répondu à temps.

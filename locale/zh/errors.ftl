@@ -45,6 +45,7 @@ error-queue-full = 等待中的请求过多，请稍后重试。
 error-upstream-error = 模型服务器返回了错误。
 error-no-backend-available = 目前无法连接任何模型服务器。
 error-no-healthy-backend = 该模型的所有模型服务器均已宕机或被禁用。请稍后再试。
+error-shutting-down = 此网关进程正在关闭。请重试。
 error-backend-auth-failed = 模型服务器拒绝了网关的凭据。请管理员检查该后端的 API 密钥。
 error-backend-overloaded = 模型服务器过载。请稍后再试。
 error-upstream-timeout = 模型服务器未能及时响应。

@@ -7,9 +7,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from aiplane.wiring import configured_bounds
+from aiplane.wiring import configured_bounds, configured_drain
 from gateway.admin import services
-from gateway.dataplane.serving import daphne_server_class, open_files_for, uvicorn_config
+from gateway.dataplane.drain import DrainSettings
+from gateway.dataplane.serving import (
+    DrainingServer,
+    daphne_server_class,
+    open_files_for,
+    uvicorn_config,
+)
 from gateway.sim.config import SimConfig
 from gateway.sim.server import SimServer
 
@@ -27,11 +33,14 @@ def _port_free(host: str, port: int) -> bool:
     return True
 
 
-def serve_workers(host: str, port: int, workers: int, bounds: Any) -> None:
+def serve_workers(host: str, port: int, workers: int, bounds: Any, drain: DrainSettings) -> int:
     """Several uvicorn processes accepting on one socket, sharing admission on Redis.
 
     The socket is bound here and the workers forked before any of them builds its runtime, so
-    each has its own process name, event loop and connections; they stop together.
+    each has its own process name, event loop and connections. A signal here goes to every
+    worker, and each drains (the second one cuts them short); this one's copy of the socket is
+    closed at the first, so once the workers close theirs new connections are refused rather
+    than queued where nobody accepts them. The exit status is 0 when every worker's was.
     """
     import multiprocessing
     import os
@@ -47,32 +56,42 @@ def serve_workers(host: str, port: int, workers: int, bounds: Any) -> None:
     connections.close_all()  # a forked child must not share the parent's database connection
     ctx = multiprocessing.get_context("fork")
     children = [
-        ctx.Process(target=_worker, args=(sock, host, port, bounds), name=f"aiplane-worker-{i}")
+        ctx.Process(
+            target=_worker, args=(sock, host, port, bounds, drain), name=f"aiplane-worker-{i}"
+        )
         for i in range(workers)
     ]
     for child in children:
         child.start()
 
     def stop(signum: int, _frame: Any) -> None:
+        sock.close()
         for child in children:
-            if child.is_alive():
-                child.terminate()
+            if child.is_alive() and child.pid is not None:
+                # Ctrl-C reached the whole process group already; pass on only what came here.
+                if signum != signal.SIGINT or os.getpgid(child.pid) != os.getpgrp():
+                    os.kill(child.pid, signal.SIGTERM)
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     for child in children:
         child.join()
     sock.close()
+    return max((abs(child.exitcode or 0) for child in children), default=0)
 
 
-def _worker(sock: socket.socket, host: str, port: int, bounds: Any) -> None:
-    import uvicorn
+def _worker(
+    sock: socket.socket, host: str, port: int, bounds: Any, drain: DrainSettings
+) -> None:
+    _server(host, port, bounds, drain).run(sockets=[sock])
 
+
+def _server(host: str, port: int, bounds: Any, drain: DrainSettings) -> DrainingServer:
     from aiplane.asgi import application
 
     config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
     config.log_level = "info"
-    uvicorn.Server(config).run(sockets=[sock])
+    return DrainingServer(config, drain)
 
 
 class Command(BaseCommand):
@@ -111,6 +130,10 @@ class Command(BaseCommand):
             if opts["server"] != "uvicorn":
                 raise CommandError("--workers runs uvicorn processes; use --server uvicorn")
         bounds = configured_bounds()
+        try:
+            drain = configured_drain()
+        except ValueError as err:
+            raise CommandError(str(err)) from None
         open_files_for(bounds)
         sim = None
         if opts["demo"]:
@@ -122,7 +145,9 @@ class Command(BaseCommand):
         self.stdout.write(f"change your password at http://{host}:{port}/account/")
         try:
             if workers > 1:
-                serve_workers(host, port, workers, bounds)
+                status = serve_workers(host, port, workers, bounds, drain)
+                if status:
+                    raise CommandError(f"a worker exited with status {status}", returncode=status)
             elif opts["server"] == "daphne":
                 from daphne.cli import CommandLineInterface
 
@@ -130,13 +155,7 @@ class Command(BaseCommand):
                 cli.server_class = daphne_server_class(bounds)
                 cli.run(["-b", host, "-p", str(port), "aiplane.asgi:application"])
             else:
-                import uvicorn
-
-                from aiplane.asgi import application
-
-                config = uvicorn_config(application, host, port, fast=True, bounds=bounds)
-                config.log_level = "info"
-                uvicorn.Server(config).run()
+                _server(host, port, bounds, drain).run()
         finally:
             if sim is not None:
                 sim.stop()
