@@ -26,9 +26,10 @@ from gateway.admission.types import (
     RouteGone,
     Slot,
     Target,
+    TurnedAway,
     Waiter,
 )
-from gateway.admission.wait import route_or_wait
+from gateway.admission.wait import route_or_wait, turn_away
 from gateway.core.classes import HIGH, LOW, MEDIUM
 from tests.support.admission import FakeClock, Recorder, drain, enter, hold, resolver, route
 
@@ -1905,6 +1906,25 @@ async def test_route_or_wait_raises_route_gone_when_the_route_vanishes() -> None
     with pytest.raises(RouteGone):
         await task
     assert queue.waiting == 0 and queue.waiters() == []
+
+
+async def test_turning_away_wakes_every_waiter_with_turned_away_and_frees_no_slot() -> None:
+    queue = AdmissionQueue()
+    chat = route("chat", Slot("gpu", max_inflight=1))
+    (running,) = hold(queue, chat)
+    tasks = [
+        asyncio.create_task(route_or_wait(queue, queue.waiter(chat, budget=30))) for _ in range(3)
+    ]
+    await asyncio.sleep(0.01)
+
+    assert turn_away(queue, "the process stops") == 3
+
+    for task in tasks:
+        with pytest.raises(TurnedAway, match="the process stops"):
+            await task
+    assert queue.waiting == 0 and queue.waiters() == []
+    running.release()  # the slot it held comes back to nobody
+    assert queue.dispatch_pass() == 0
 
 
 def test_reroute_keeps_order_and_deadlines(
