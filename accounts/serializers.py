@@ -20,6 +20,7 @@ from accounts.allowances import (
 )
 from accounts.models import LANGUAGES, group_name_validator
 from accounts.priority import LABELS, InvalidPriority, Priority, parse_priority
+from aiplane.api_input import BodyIn
 
 # A priority in the schema: its label.
 LABEL_SCHEMA = {"type": "string", "enum": list(LABELS)}
@@ -117,7 +118,7 @@ class CsrfOut(serializers.Serializer):
     csrf_token = serializers.CharField()
 
 
-class LoginIn(serializers.Serializer):
+class LoginIn(BodyIn):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
 
@@ -129,12 +130,12 @@ class MeOut(serializers.Serializer):
     language = serializers.ChoiceField(choices=LANGUAGES)
 
 
-class PasswordChangeIn(serializers.Serializer):
+class PasswordChangeIn(BodyIn):
     current_password = serializers.CharField(max_length=4096, trim_whitespace=False)
     new_password = serializers.CharField(max_length=4096, trim_whitespace=False)
 
 
-class MeIn(serializers.Serializer):
+class MeIn(BodyIn):
     language = serializers.CharField()
 
     def validate_language(self, value: str) -> str:
@@ -220,7 +221,7 @@ class TokenDetailsOut(serializers.Serializer):
     )
 
 
-class TokenCreateIn(serializers.Serializer):
+class TokenCreateIn(BodyIn):
     name = serializers.CharField(max_length=100)
     priority = PriorityField(required=False, default=None)
     allowance = AllowanceField(required=False, default=None)
@@ -252,11 +253,11 @@ class TokenCreateIn(serializers.Serializer):
         return sorted(set(value))
 
 
-class PriorityIn(serializers.Serializer):
+class PriorityIn(BodyIn):
     priority = PriorityField(required=True)
 
 
-class AllowanceIn(serializers.Serializer):
+class AllowanceIn(BodyIn):
     allowance = AllowanceField(required=True)
 
 
@@ -285,7 +286,7 @@ class GroupListOut(serializers.Serializer):
     groups = GroupOut(many=True)
 
 
-class GroupIn(serializers.Serializer):
+class GroupIn(BodyIn):
     name = serializers.CharField(max_length=64, validators=[group_name_validator])
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     is_admin = serializers.BooleanField(required=False)
@@ -302,7 +303,7 @@ class GroupIn(serializers.Serializer):
     )
 
 
-class GroupRenameIn(serializers.Serializer):
+class GroupRenameIn(BodyIn):
     name = serializers.CharField(max_length=64, validators=[group_name_validator])
 
 
@@ -344,7 +345,7 @@ class UserListOut(serializers.Serializer):
     users = UserOut(many=True)
 
 
-class UserCreateIn(serializers.Serializer):
+class UserCreateIn(BodyIn):
     username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
     email = serializers.EmailField(required=False, allow_blank=True, default="", max_length=254)
     password = serializers.CharField(
@@ -358,7 +359,7 @@ class UserCreateIn(serializers.Serializer):
     )
 
 
-class UserUpdateIn(serializers.Serializer):
+class UserUpdateIn(BodyIn):
     username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150, required=False)
     email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
     password = serializers.CharField(required=False, trim_whitespace=False, max_length=4096)

@@ -224,6 +224,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v0",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "aiplane.api_input.closed_bodies",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "PriorityEnum": ["low", "medium", "high"],
         "PoolKindEnum": ["chat", "embedding"],

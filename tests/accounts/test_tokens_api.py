@@ -191,11 +191,7 @@ def test_an_administrator_may_create_a_token_above_their_inherited_priority(
         ),
         (
             ["name"],
-            envelope(
-                "Invalid data. Expected a dictionary, but got list.",
-                "invalid_request_error",
-                "invalid",
-            ),
+            envelope("Send a JSON object.", "invalid_request_error", "invalid_request"),
         ),
     ],
 )

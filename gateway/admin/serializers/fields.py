@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
 from typing import Any, Final
 
 from drf_spectacular.utils import extend_schema_field
@@ -18,6 +17,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.fields import empty
 
+from aiplane.api_input import BodyIn
 from aiplane.converters import NAME_PATTERN
 from gateway.core.classes import CLASS_NAMES
 from gateway.engines.base_url import MAX_LENGTH as BASE_URL_LENGTH
@@ -302,15 +302,8 @@ class HeadroomField(StrictField):
         return {name: data[name] for name in HEADROOM_CLASSES if data.get(name, 0)}
 
 
-class JsonObjectSerializer(serializers.Serializer):
-    """An input serializer whose body must be a JSON object (code invalid_request otherwise)."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if not isinstance(data, Mapping):
-            raise ValidationError(
-                {"non_field_errors": [ErrorDetail("Send a JSON object.", code="invalid_request")]}
-            )
-        return super().to_internal_value(data)
+# Bodies of the topology's writes: a JSON object of known fields (aiplane/api_input.py).
+JsonObjectSerializer = BodyIn
 
 
 # ----- backends ----------------------------------------------------------------------------
