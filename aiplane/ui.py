@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from aiplane import audit, i18n
 
@@ -116,7 +116,7 @@ SHELLS: dict[str, Shell] = {
 def shell_view(name: str) -> View:
     shell = SHELLS[name]
 
-    @require_GET
+    @require_safe
     @ensure_csrf_cookie
     @never_cache
     def view(request: HttpRequest) -> HttpResponse:
@@ -129,7 +129,7 @@ def shell_view(name: str) -> View:
 
 # Swagger UI's stylesheet draws its icons as data: images; only this page may show them.
 @csp_update({"img-src": ["data:"]})
-@require_GET
+@require_safe
 @ensure_csrf_cookie  # "Try it out" sends it back on writes, as the pages' scripts do
 def api_reference(request: HttpRequest) -> HttpResponse:
     """The OpenAPI document of /api/v0 in Swagger UI; as public as the document itself."""
@@ -138,7 +138,7 @@ def api_reference(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return redirect("tokens" if request.user.is_authenticated else "login")
 
@@ -176,7 +176,7 @@ def login_locked_out(request: HttpRequest, seconds: int) -> HttpResponse:
     return _login_page(request, error_id="login-too-many", status=429, minutes=minutes)
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @csrf_protect
 @never_cache
 def login_view(request: HttpRequest) -> HttpResponse:
@@ -185,7 +185,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     A throttled sign-in (accounts.throttle) is answered by axes' middleware instead, with
     login_locked_out.
     """
-    if request.method == "GET" and request.user.is_authenticated:
+    if request.method in ("GET", "HEAD") and request.user.is_authenticated:
         return HttpResponseRedirect(_next_url(request))
     error_id = ""
     if request.method == "POST":
@@ -212,7 +212,7 @@ def logout_view(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(f"{settings.LOGIN_URL}?signed_out=1")
 
 
-@require_GET
+@require_safe
 def i18n_script(request: HttpRequest, lang: str) -> HttpResponse:
     """The message dictionary of one language as a script; immutable when asked by version."""
     if lang not in i18n.LANGUAGES:
