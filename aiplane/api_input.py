@@ -52,7 +52,8 @@ class BodyIn(serializers.Serializer):  # type: ignore[type-arg]
 
 def _subclasses(cls: type) -> set[type]:
     found: set[type] = set()
-    for sub in cls.__subclasses__():
+    subclasses: list[type] = cls.__subclasses__()
+    for sub in subclasses:
         found |= {sub, *_subclasses(sub)}
     return found
 

@@ -64,6 +64,8 @@ CATALOG: tuple[SettingSpec, ...] = (
         "gateway.fair_share_half_life_secs", "int", 600, "access.gateway", minimum=0, maximum=86400
     ),
     SettingSpec("gateway.headroom_secs", "int", 30, "access.gateway", minimum=0, maximum=86400),
+    # A higher class cuts a lower one's stream in prefill (gateway/dataplane/preemption.py).
+    SettingSpec("gateway.preemption", "bool", False, "access.gateway"),
     # The upstream client's bounds: a dead or stuck engine never holds a request or its slot.
     SettingSpec("gateway.connect_timeout_secs", "int", 5, "access.gateway", minimum=1, maximum=300),
     SettingSpec(

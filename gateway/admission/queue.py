@@ -153,8 +153,8 @@ class AdmissionQueue:
         if by_work(self.config) and takes_turns(self.config):
             self.turns.charge(w, work)
 
-    def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
-        """The same request again after a failed dispatch, keeping its place in line."""
+    def retry_waiter(self, old: Waiter, failed_backend: str | None) -> Waiter:
+        """The same request again after a failed (or preempted: None) dispatch, in its place."""
         w = Waiter(
             route=old.route,
             cls=old.cls,
@@ -166,7 +166,7 @@ class AdmissionQueue:
             cost=old.cost,
             work=old.work,
             owner=old.owner,
-            excluded=old.excluded | {failed_backend},
+            excluded=old.excluded | ({failed_backend} if failed_backend else set()),
             retry=True,
             seq=old.seq,
             tag=old.tag,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from gateway.admission.queue import AdmissionQueue
 from gateway.admission.types import (
@@ -27,11 +28,16 @@ TIMED_OUT = "no backend slot became free within the wait budget"
 
 
 async def route_or_wait(
-    queue: AdmissionQueue, w: Waiter, *, gone: asyncio.Future[object] | None = None
+    queue: AdmissionQueue,
+    w: Waiter,
+    *,
+    gone: asyncio.Future[object] | None = None,
+    on_wait: Callable[[Waiter], object] | None = None,
 ) -> Acquired:
     """Wait for a slot until admitted, the deadline passes, or `gone` resolves (client left).
 
     Holds no slot while waiting; whatever the exit, a slot assigned in the meantime is released.
+    `on_wait` hears of a waiter that found no slot and waits (preemption looks for one then).
     """
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Waiter] = loop.create_future()
@@ -47,6 +53,8 @@ async def route_or_wait(
         return acquired
     if w.state in (EXPIRED, FAILED):
         raise _left(w)
+    if on_wait is not None and w.state == WAITING:
+        on_wait(w)
     timeout = max(0.0, w.deadline - queue.clock())
     waits: set[asyncio.Future[object]] = {done}  # type: ignore[arg-type]
     if gone is not None:

@@ -44,7 +44,8 @@ from gateway.core.errors import (
     UpstreamError,
 )
 from gateway.core.outcomes import Outcome
-from gateway.dataplane.relay import NOT_STARTED, Relay, Retryable
+from gateway.dataplane.preemption import MAX_PREEMPTIONS, PREEMPTED_HEADER, preempt_for
+from gateway.dataplane.relay import NOT_STARTED, Preempted, Relay, Retryable
 from gateway.dialects.anthropic.dialect import MESSAGES
 from gateway.dialects.openai.dialect import Surface
 from gateway.dialects.stored_state import RequestState
@@ -74,10 +75,11 @@ async def admit_and_forward(
     """Wait for a slot, relay, and on a failure before any byte try another replica."""
     queue = rt.queue
     failure: Retryable | None = None  # the last replica's failure, the answer if none is left
-    retries = 0
+    retries = preempted = 0
+    on_wait = preempt_for if rt.settings.preemption else None
     while True:
         try:
-            acquired = await route_or_wait(queue, w, gone=gone)
+            acquired = await route_or_wait(queue, w, gone=gone, on_wait=on_wait)
         except NO_SLOT as err:
             error = ADMISSION_ERRORS[type(err)](err, rt, w, record, failure)
             if error is None:
@@ -102,9 +104,15 @@ async def admit_and_forward(
                 rt.session, up, acquired, send=send, gone=gone, record=record,
                 timeouts=rt.timeouts, extra_headers=extra_headers, ticket=ticket,
                 state=state,
+                preemptible=preempted < MAX_PREEMPTIONS and body.get("stream") is True,
             )  # fmt: skip
             await _relayed(rt, relay, up, surface, body, large)
             return
+        except Preempted:
+            # Back in line in its place, on any backend (the one it left was not at fault).
+            preempted += 1
+            extra_headers = [*(extra_headers or ()), PREEMPTED_HEADER]
+            w = queue.retry_waiter(w, None)
         except Retryable as why:
             failure = why
             retries += 1

@@ -86,14 +86,19 @@ class Retryable(Exception):
         self.error = error
 
 
+class Preempted(Exception):
+    """A higher class took this request's slot while it was in prefill: it waits again, at the
+    head of its class, and its client has seen nothing."""
+
+
 class DropConnection(Exception):
     """Raised out of the ASGI app so that the server drops the client's connection: an answer
     cut short must look broken (an empty final body would end it normally, FACTS.md), and a
     client that stopped reading must not keep its connection."""
 
 
-# Why a relay was cut short by its watchdog, its client, or the process stopping.
-_CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE, _SHUTDOWN = range(5)
+# Why a relay was cut short by its watchdog, its client, the process stopping, or a higher class.
+_CLIENT_LEFT, _CLIENT_STALLED, _NO_FIRST_BYTE, _UPSTREAM_IDLE, _SHUTDOWN, _PREEMPTED = range(6)
 
 # What a client hears when the process stopped before its answer started, or in its midst.
 NOT_STARTED = "This gateway process is shutting down; send the request again."
@@ -106,8 +111,9 @@ class Relay:
 
     __slots__ = (
         "_abort", "_last", "_loop", "_mark", "_pending", "_reached", "_sending", "_task",
-        "_watchdog", "acquired", "active", "body_kind", "chunks", "extra_headers", "gone", "plan",
-        "record", "send", "session", "started", "state", "ticket", "timeouts", "upstream",
+        "_watchdog", "acquired", "active", "body_kind", "chunks", "dispatched", "extra_headers",
+        "gone", "plan", "preemptible", "record", "send", "session", "started", "state", "ticket",
+        "timeouts", "upstream",
     )  # fmt: skip
 
     def __init__(
@@ -123,8 +129,13 @@ class Relay:
         extra_headers: list[tuple[bytes, bytes]] | None = None,
         ticket: Ticket | None = None,
         state: RequestState | None = None,
+        preemptible: bool = False,
     ) -> None:
         self.session = session
+        # May a higher class cut it while it is in prefill (gateway/dataplane/preemption.py)?
+        # Only a stream: its first event ends the prefill; a whole answer's end is its first byte.
+        self.preemptible = preemptible
+        self.dispatched = 0.0  # loop time it was sent to the engine
         self.state = state  # stored Responses state: where it must run, what it claims
         self.extra_headers = extra_headers  # the caller's remaining allowance, when limited
         self.ticket = ticket  # its hold on that allowance: told when the request reached an engine
@@ -215,7 +226,7 @@ class Relay:
         self._task = task
         self.active = True
         self.gone.add_done_callback(self._client_left)
-        self._mark = self._loop.time()
+        self._mark = self.dispatched = self._loop.time()
         self._watchdog = Watchdog.of(self._loop)
         self._watchdog.watch(self)
         resp: aiohttp.ClientResponse | None = None
@@ -498,6 +509,9 @@ class Relay:
         elif reason == _SHUTDOWN:
             if not self.started:
                 raise ShuttingDown(NOT_STARTED, retry_after=1)
+        elif reason == _PREEMPTED:
+            self._reach(False)  # its prefill was thrown away by the gateway, not by the caller
+            raise Preempted(self.upstream.name)
         elif not self.started:
             limit = self.timeouts.first_byte
             raise UpstreamTimeout(
@@ -550,6 +564,22 @@ class Relay:
             limit, reason = t.idle, _UPSTREAM_IDLE
         if now >= self._mark + limit:
             self._cancel(reason)
+
+    def preemptible_by(self, cls: int) -> bool:
+        """Could a waiter of class `cls` take this one's slot now: a stream of a lower class,
+        at the engine, whose client has not had a byte yet?"""
+        return (
+            self.preemptible
+            and self.active
+            and not self.started
+            and self._abort is None
+            and self.acquired.waiter.cls < cls
+        )
+
+    def preempt(self) -> None:
+        """Cut it at the engine; `run` raises Preempted and the slot goes to the best waiter."""
+        if self.preemptible_by(self.acquired.waiter.cls + 1):
+            self._cancel(_PREEMPTED)
 
     def shut_down(self) -> None:
         """The process stops and its drain ended: cut the exchange, ending the client's answer."""

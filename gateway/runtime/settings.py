@@ -50,6 +50,7 @@ class GatewaySettings:
     first_byte_timeout: float = 600.0
     idle_timeout: float = 60.0
     media_urls: str = "public"  # gateway/dialects/media_urls.py PUBLIC or ANY
+    preemption: bool = False  # gateway/dataplane/preemption.py
 
     @classmethod
     def from_catalog(cls, values: dict[str, Any]) -> GatewaySettings:
@@ -61,6 +62,7 @@ class GatewaySettings:
             first_byte_timeout=float(values["gateway.first_byte_timeout_secs"]),
             idle_timeout=float(values["gateway.idle_timeout_secs"]),
             media_urls=str(values["gateway.media_urls"]),
+            preemption=bool(values["gateway.preemption"]),
         )
 
     @property

@@ -78,3 +78,16 @@ def test_an_invalid_value_saves_nothing_and_is_named_in_the_persons_language(
     expect(page.locator("#page-status")).to_have_text("Einstellungen gespeichert.")
     expect(alert).to_be_hidden()
     assert setting("gateway.priority_enabled") is True
+
+
+def test_an_administrator_turns_preemption_on_in_german(
+    page: Any, german_carol: Any, sign_in: Any
+) -> None:
+    sign_in(page, "carol")
+    page.goto("/admin/settings/")
+    toggle = page.get_by_label("Niedrigere Klassen im Prefill verdrängen")
+    expect(toggle).not_to_be_checked()
+    toggle.check()
+    page.get_by_role("button", name="Einstellungen speichern").click()
+    expect(page.locator("#page-status")).to_have_text("Einstellungen gespeichert.")
+    assert setting("gateway.preemption") is True

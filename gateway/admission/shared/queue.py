@@ -208,7 +208,7 @@ class SharedAdmissionQueue(AdmissionQueue):
         w.ref = f"{self.process}:{next(self._refs)}"
         return w
 
-    def retry_waiter(self, old: Waiter, failed_backend: str) -> Waiter:
+    def retry_waiter(self, old: Waiter, failed_backend: str | None) -> Waiter:
         w = super().retry_waiter(old, failed_backend)
         w.ref = f"{self.process}:{next(self._refs)}"
         return w

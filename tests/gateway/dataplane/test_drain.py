@@ -154,7 +154,8 @@ class Call(threading.Thread):
 
     def tokens_seen(self) -> int:
         events = [json.loads(line[6:]) for line in self.body.splitlines() if line[:7] == "data: {"]
-        return sum(1 for e in events if e.get("choices") and e["choices"][0]["delta"].get("content"))
+        deltas = [(e.get("choices") or [{}])[0].get("delta", {}) for e in events]
+        return sum(1 for delta in deltas if delta.get("content"))
 
 
 def _records(n: int) -> list[ActivityRecord]:
