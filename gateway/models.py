@@ -86,7 +86,9 @@ class ActivityRecord(models.Model):
     model = models.CharField(max_length=200, db_index=True)
     path = models.CharField(max_length=100, blank=True, default="")
     backend = models.CharField(max_length=100, blank=True, default="")
-    priority_class = models.CharField(max_length=10)
+    # null: refused or cut short before the caller was known (a bad token, say): no class at
+    # all, which the API says as null, where "" would be one more name beside low..high.
+    priority_class = models.CharField(max_length=10, null=True, blank=True)  # noqa: DJ001
     hint = models.CharField(max_length=200, blank=True, default="")
     score = models.FloatField(null=True, blank=True)
     queue_ms = models.FloatField(default=0)

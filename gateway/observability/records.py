@@ -52,7 +52,9 @@ class Entry:
     user_id: int | None
     username: str = field(metadata=text(150))
     model: str = field(metadata=text(200))
-    cls: int = field(metadata={"column": "priority_class"})  # stored by name: low, medium, high
+    # Stored by name (low, medium, high): the caller's class once the caller is known, its
+    # hint's once the body is read; None (null) for a request refused or cut short before that.
+    cls: int | None = field(metadata={"column": "priority_class"})
     hint: str = field(default="", metadata=text(200))
     path: str = field(default="", metadata=text(100))
     backend: str = field(default="", metadata=text(100))

@@ -73,6 +73,11 @@ function surfaceName(surface) {
   return surface ? tOr(`surface-${surface}`, surface) : t("value-none");
 }
 
+// A record refused or cut short before its caller was known has no class: "none", no badge.
+function classBadge(record) {
+  return record.class ? badge(`class-${record.class}`, priorityName(record.class)) : t("value-none");
+}
+
 function orNone(value) {
   return value === null || value === undefined || value === "" ? t("value-none") : String(value);
 }
@@ -90,7 +95,7 @@ function recordFields(record) {
     [t("activityui-surface"), surfaceName(record.surface)],
     [t("activityui-path"), record.path ? h("code", {}, record.path) : t("value-none")],
     [t("activity-backend"), orNone(record.backend)],
-    [t("activity-class"), badge(`class-${record.class}`, priorityName(record.class))],
+    [t("activity-class"), classBadge(record)],
     [t("activityui-hint"), orNone(record.hint)],
     [t("activityui-score"), record.score === null ? t("value-none") : formatNumber(record.score)],
     [t("activity-queue-wait"), formatMs(record.queue_ms)],
@@ -174,7 +179,7 @@ function renderRow(record) {
       h(
         "span",
         {},
-        badge(`class-${record.class}`, priorityName(record.class)),
+        classBadge(record),
         record.hint ? h("span", { class: "row-sub" }, t("activity-hint", { hint: record.hint })) : null,
       ),
     ),

@@ -73,7 +73,11 @@ class ActivityRecordOut(serializers.Serializer):
 
     def get_fields(self) -> dict[str, serializers.Field]:
         fields = super().get_fields()
-        fields["class"] = serializers.CharField(source="priority_class")
+        fields["class"] = serializers.CharField(
+            source="priority_class",
+            allow_null=True,
+            help_text="null: refused or cut short before the caller was known.",
+        )
         return fields
 
 
