@@ -100,6 +100,8 @@ class ActivityRecord(models.Model):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     cached_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # The tokens are the gateway's count: the engine streamed without reporting usage.
+    usage_estimated = models.BooleanField(default=False)
     error = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:

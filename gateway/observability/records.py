@@ -66,10 +66,13 @@ class Entry:
     status: int = 0
     duration_ms: float = 0.0
     surface: str = field(default="", metadata=text(20))  # chat, completions, messages, ...
-    # Token usage as the engine reported it (None when it did not).
+    # Token usage as the engine reported it (None when it did not), or as the gateway counted
+    # a stream the engine answered without reporting it (`usage_estimated`; gateway/dialects/
+    # plan.py `Plan.estimate`).
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    usage_estimated: bool = False
     # Why it was refused or failed; an engine's words are scrubbed where they are read, and
     # once more here: the database keeps them for months.
     error: str = field(default="", metadata=text(500, scrubbed=True))

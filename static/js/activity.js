@@ -51,7 +51,8 @@ function query() {
   return params;
 }
 
-// Tokens the engine reported: input → output, and how many of the input came from its cache.
+// Tokens the engine reported: input → output, and how many of the input came from its cache;
+// or the gateway's own count, said so, of a stream whose engine reported none.
 function tokens(record) {
   if (record.input_tokens === null && record.output_tokens === null) return t("value-none");
   const used = t("activity-tokens-used", { input: record.input_tokens ?? 0, output: record.output_tokens ?? 0 });
@@ -60,6 +61,7 @@ function tokens(record) {
     {},
     h("span", {}, used),
     record.cached_tokens ? h("span", { class: "row-sub" }, t("activity-tokens-cached", { cached: record.cached_tokens })) : null,
+    record.usage_estimated ? h("span", { class: "row-sub" }, t("activity-tokens-estimated")) : null,
   );
 }
 
