@@ -86,7 +86,9 @@ class ActivityRecord(models.Model):
     model = models.CharField(max_length=200, db_index=True)
     path = models.CharField(max_length=100, blank=True, default="")
     backend = models.CharField(max_length=100, blank=True, default="")
-    priority_class = models.CharField(max_length=10)
+    # null: refused or cut short before the caller was known (a bad token, say): no class at
+    # all, which the API says as null, where "" would be one more name beside low..high.
+    priority_class = models.CharField(max_length=10, null=True, blank=True)  # noqa: DJ001
     hint = models.CharField(max_length=200, blank=True, default="")
     score = models.FloatField(null=True, blank=True)
     queue_ms = models.FloatField(default=0)
@@ -98,6 +100,8 @@ class ActivityRecord(models.Model):
     input_tokens = models.PositiveIntegerField(null=True, blank=True)
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     cached_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # The tokens are the gateway's count: the engine streamed without reporting usage.
+    usage_estimated = models.BooleanField(default=False)
     error = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:

@@ -219,7 +219,7 @@ class AdminQueueApi(APIView):
 ACTIVITY_FIELDS = (
     "at", "username", "token_id", "token_name", "model", "path", "backend", "priority_class",
     "hint", "score", "queue_ms", "first_byte_ms", "outcome", "status", "duration_ms", "surface",
-    "input_tokens", "output_tokens", "cached_tokens", "error",
+    "input_tokens", "output_tokens", "cached_tokens", "usage_estimated", "error",
 )  # fmt: skip
 
 

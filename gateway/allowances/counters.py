@@ -36,6 +36,7 @@ from accounts.allowances import Counted, Measure, Window
 from gateway.core.errors import TooManyRequests
 from gateway.core.outcomes import Outcome
 from gateway.core.output_limits import CHOICES, output_limit, whole_number
+from gateway.core.usage import prompt_estimate
 
 DEFAULT_OUTPUT_RESERVE = 1024  # tokens reserved for a request that does not bound its output
 
@@ -121,7 +122,7 @@ class Windows:
 def estimate(body: dict[str, Any], body_size: int, *, embedding: bool) -> tuple[int, int]:
     """A request's (input, output) tokens before it runs: its prompt about 4 bytes a token, its
     output the most it may generate."""
-    prompt = max(1, body_size // 4)
+    prompt = prompt_estimate(body_size)
     if embedding:
         return prompt, 0
     limit = output_limit(body)

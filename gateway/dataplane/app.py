@@ -138,6 +138,8 @@ class GatewayApp:
         if not rt.started:
             await rt.ensure_started()
         # Every request leaves a record, refused ones included (who tried what, and why not).
+        # No class until the caller is known: a request refused or cut short before that ran
+        # at none, and a default would put it in a class it never had.
         record = records.Entry(
             started=time.time(),
             token_id=None,
@@ -145,7 +147,7 @@ class GatewayApp:
             user_id=None,
             username="",
             model="",
-            cls=MEDIUM,
+            cls=None,
             path=scope["path"],
             surface=surface.name,
         )
@@ -168,7 +170,7 @@ class GatewayApp:
         finally:
             record.duration_ms = (time.time() - record.started) * 1000
             record.outcome = str(record.outcome)  # a plain str: the record's fast path
-            if record.input_tokens is not None:
+            if record.input_tokens is not None and record.cls is not None:
                 rt.metrics.count_tokens(record.cls, record.model, record)
             self.recorder.add(record)
 
@@ -183,8 +185,8 @@ class GatewayApp:
             caller_for_token=self.caller_for_token,
             caller_for_session=self.caller_for_session,
         )
-        record.token_id, record.token_name = caller.token_id, caller.token_name
-        record.user_id, record.username = caller.user_id, caller.username
+        settings = rt.settings
+        _known(record, caller, settings)
         raw = await read_body(receive)
         large = len(raw) >= LARGE_BODY
         body = parse_body(raw) if not large else await off_loop(parse_body, raw)
@@ -197,7 +199,6 @@ class GatewayApp:
         hint = parse_hints(headers, body)
         if hint is not None:
             record.hint = hint.describe()
-        settings = rt.settings
         cls, offset = _class_of(caller, hint, settings)
         record.cls = cls
         route = self._route_for(surface, body, model, caller)
@@ -294,16 +295,25 @@ class GatewayApp:
             caller_for_token=self.caller_for_token,
             caller_for_session=self.caller_for_session,
         )
-        record.token_id, record.token_name = caller.token_id, caller.token_name
-        record.user_id, record.username = caller.user_id, caller.username
-        if rt.settings.priority_enabled:
-            record.cls = int(caller.priority)
+        cls = _known(record, caller, rt.settings)
         raw = await read_body(receive)
         large = len(raw) >= LARGE_BODY
         body = parse_body(raw) if not large else await off_loop(parse_body, raw)
-        tokens, extra = await count_tokens.count(rt, caller, surface, body, record, large=large)
+        tokens, extra = await count_tokens.count(
+            rt, caller, surface, body, record, cls=cls, large=large
+        )
         record.outcome, record.status = Outcome.IMMEDIATE, 200
         await send_json(send, 200, {"input_tokens": tokens}, extra)
+
+
+def _known(record: records.Entry, caller: Any, settings: GatewaySettings) -> int:
+    """The caller is known: who it is, and its class (before any hint lowers it), on the record
+    at once, so a request cut short from here on (its client leaving mid-body, a body refused)
+    is recorded at the caller's class. Returns that class."""
+    record.token_id, record.token_name = caller.token_id, caller.token_name
+    record.user_id, record.username = caller.user_id, caller.username
+    record.cls = cls = _class_of(caller, None, settings)[0]
+    return cls
 
 
 def _class_of(caller: Any, hint: Hint | None, settings: GatewaySettings) -> tuple[int, int]:

@@ -41,10 +41,18 @@ PATH = "/v1/messages/count_tokens"
 
 
 async def count(
-    rt: Runtime, caller: Any, surface: Surface, body: dict[str, Any], record: Entry, *, large: bool
+    rt: Runtime,
+    caller: Any,
+    surface: Surface,
+    body: dict[str, Any],
+    record: Entry,
+    *,
+    cls: int,
+    large: bool,
 ) -> tuple[int, list[tuple[bytes, bytes]]]:
     """A count of the body's tokens, by a backend that serves Messages itself, else estimated
-    (count_tokens_estimate), and the caller's rate-limit headers when it has an allowance."""
+    (count_tokens_estimate), and the caller's rate-limit headers when it has an allowance
+    (taken at the caller's class `cls`)."""
     try:
         validate.validate(body, counting=True)
     except errors.MessagesError as err:
@@ -58,7 +66,7 @@ async def count(
     extra: list[tuple[bytes, bytes]] = []
     if caller.allowance:
         demand = counters.demand(caller.allowance, model)
-        ticket = await take_allowance(rt, demand, record.cls, anthropic=True)
+        ticket = await take_allowance(rt, demand, cls, anthropic=True)
         ticket.settle(0, 0)  # it reserved nothing: its requests counted when admitted
         extra = rate_limit_headers(
             ticket.requests, ticket.tokens, rt.allowances.clock(), anthropic=True

@@ -184,6 +184,7 @@ class Relay:
                 state=state,
             )
             payload = await self._payload(self.plan.body, large)
+            self.plan.sent = len(payload)
             await self._relay(payload, self.plan.path)
             clean = self._abort is None
         finally:
@@ -199,10 +200,13 @@ class Relay:
             finally:
                 self.acquired.release()
             usage = self.plan.usage
+            if usage is None and self.started and self.body_kind == "events":
+                usage = self.plan.estimate()  # streamed, never reported: what it relayed
             if usage is not None:
                 record = self.record
                 record.input_tokens, record.output_tokens = usage.input, usage.output
                 record.cached_tokens = usage.cached
+                record.usage_estimated = self.plan.estimated
 
     # ----- the final dispatch boundary ------------------------------------------------------
 

@@ -9,13 +9,22 @@ the token usage read on the way. The relay (gateway/dataplane/relay.py) runs the
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from gateway.core import wire_json
 from gateway.core.errors import GatewayError
-from gateway.core.usage import Usage
+from gateway.core.usage import Usage, prompt_estimate
 
 DONE_EVENT = b"data: [DONE]\n\n"
+
+# One generated piece of a chat or text completion chunk: a delta's content, reasoning or text,
+# or a fragment of a tool call's arguments, not empty. A stream whose engine reports no usage
+# is counted a token a piece: the engines seen streaming without usage (llama-cpp-python's
+# server, llama.cpp's) send one token a chunk, so this is their own count, where characters / 4
+# is off by half for code or any language but English; it costs a search of the bytes, no JSON.
+# A quote inside generated text is escaped (\"), so text never looks like a key here.
+_PIECE = re.compile(rb'"(?:content|reasoning_content|reasoning|text|arguments)"\s*:\s*"(?!")')
 
 
 dump = wire_json.dumps
@@ -58,10 +67,28 @@ class Plan:
 
     content_type: str | None = None  # None keeps the backend's
 
+    counts_output = False  # whether its events are chat chunks it counts (`estimate`)
+
     def __init__(self, path: str, body: dict[str, Any]) -> None:
         self.path = path
         self.body = body
         self.usage: Usage | None = None
+        self.estimated = False  # `usage` is the gateway's own count: the engine reported none
+        self.sent = 0  # the size of the body the engine was sent (the relay's), for `estimate`
+        self.pieces = 0  # generated pieces of the chunks relayed (`count`)
+
+    def count(self, data: bytes) -> None:
+        """Count the generated pieces of chat chunks on their way to the client."""
+        self.pieces += len(_PIECE.findall(data))
+
+    def estimate(self) -> Usage | None:
+        """The engine streamed without reporting usage: from now on `usage` is the gateway's
+        count, its prompt as allowances estimate it and a token for each piece relayed (None
+        where the plan passes a dialect through without counting it)."""
+        if self.usage is None and self.counts_output:
+            self.usage = Usage(prompt_estimate(self.sent), self.pieces)
+            self.estimated = True
+        return self.usage
 
     def answer(self, data: bytes, parsed: Any) -> bytes:
         """A whole JSON answer (`parsed` is its decoded form): the bytes the client gets.
@@ -130,9 +157,13 @@ class Translator(Protocol):
 
 class TranslatedPlan(Plan):
     """A dialect translated: chat completions asked of the backend, its stream turned back into
-    the dialect's events by `stream`, event by event as it comes (never buffered)."""
+    the dialect's events by `stream`, event by event as it comes (never buffered). A stream the
+    engine ended without usage ends with the gateway's estimate (`Plan.estimate`) in the
+    dialect's final usage, never zeros."""
 
     stream: Translator
+
+    counts_output = True
 
     def __init__(self, chat: dict[str, Any]) -> None:
         super().__init__("/v1/chat/completions", chat)
@@ -140,16 +171,23 @@ class TranslatedPlan(Plan):
     def events(self, data: bytes) -> bytes:
         out = []
         stream = self.stream
+        self.count(data)
         for event in split_events(data):
             payload = event_data(event)
             if payload is None:
                 continue
             if payload.strip() == b"[DONE]":
-                out.append(stream.finish())
+                out.append(self._finish())
             else:
                 out.append(stream.feed(decoded(payload)))
         self.usage = stream.usage
         return b"".join(out)
 
     def end(self) -> bytes:
-        return self.stream.finish()  # an engine that ended without [DONE]; nothing if it did
+        return self._finish()  # an engine that ended without [DONE]; nothing if it did
+
+    def _finish(self) -> bytes:
+        stream = self.stream
+        if stream.usage is None:
+            stream.usage = self.estimate()
+        return stream.finish()

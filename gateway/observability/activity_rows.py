@@ -101,11 +101,12 @@ def _inserter(connection: Any, table: str) -> Callable[[list[Row]], None]:
     per_insert = min(ROWS_PER_INSERT, _max_params(connection) // len(COLUMNS))
 
     def insert_rows(rows: list[Row]) -> None:
-        # The two columns stored in another form than they are held: the time and the class.
+        # The two columns stored in another form than they are held: the time and the class
+        # (none before the caller was known).
         values = []
         for r in rows:
             v = list(r)
-            v[at], v[cls] = when(r[at]), names[r[cls]]
+            v[at], v[cls] = when(r[at]), None if r[cls] is None else names[r[cls]]
             values.append(v)
         # One multi-row statement per chunk, not executemany: the driver gives the GIL back and
         # takes it again around every statement, and each of those handoffs stalls the event

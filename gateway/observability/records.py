@@ -52,7 +52,9 @@ class Entry:
     user_id: int | None
     username: str = field(metadata=text(150))
     model: str = field(metadata=text(200))
-    cls: int = field(metadata={"column": "priority_class"})  # stored by name: low, medium, high
+    # Stored by name (low, medium, high): the caller's class once the caller is known, its
+    # hint's once the body is read; None (null) for a request refused or cut short before that.
+    cls: int | None = field(metadata={"column": "priority_class"})
     hint: str = field(default="", metadata=text(200))
     path: str = field(default="", metadata=text(100))
     backend: str = field(default="", metadata=text(100))
@@ -64,10 +66,13 @@ class Entry:
     status: int = 0
     duration_ms: float = 0.0
     surface: str = field(default="", metadata=text(20))  # chat, completions, messages, ...
-    # Token usage as the engine reported it (None when it did not).
+    # Token usage as the engine reported it (None when it did not), or as the gateway counted
+    # a stream the engine answered without reporting it (`usage_estimated`; gateway/dialects/
+    # plan.py `Plan.estimate`).
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    usage_estimated: bool = False
     # Why it was refused or failed; an engine's words are scrubbed where they are read, and
     # once more here: the database keeps them for months.
     error: str = field(default="", metadata=text(500, scrubbed=True))

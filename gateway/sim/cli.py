@@ -60,6 +60,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--cached-tokens", type=int, default=None, help="prompt tokens reported as cached"
     )
+    parser.add_argument(
+        "--no-stream-usage",
+        action="store_true",
+        help="end no stream with a usage chunk, include_usage or not (llama-cpp-python's server)",
+    )
     gpu = parser.add_argument_group("the simulated GPU (gateway/sim/gpu.py; off by default)")
     gpu.add_argument("--gpu-batch", type=int, default=0, help="running sequences at most (0: off)")
     gpu.add_argument("--gpu-kv-tokens", type=int, default=SimConfig.gpu_kv_tokens)
@@ -105,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
         responses_store=args.responses_store,
         tool_calls=max(args.tool_calls, 1),
         cached_tokens=args.cached_tokens,
+        stream_usage=not args.no_stream_usage,
         gpu_batch=args.gpu_batch,
         gpu_kv_tokens=args.gpu_kv_tokens,
         gpu_step_ms=args.gpu_step_ms,

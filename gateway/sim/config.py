@@ -86,6 +86,9 @@ class SimConfig:
     tool_calls: int = 1
     # Prompt tokens reported as read from the prefix cache (at most the prompt); None: not reported.
     cached_tokens: int | None = None
+    # Off, a chat or text stream never ends with a usage chunk, whatever
+    # stream_options.include_usage asks: llama-cpp-python's server ignores it (row 19).
+    stream_usage: bool = True
     # The simulated GPU (gateway/sim/gpu.py): with a batch above 0, every generation runs in its
     # batch and step loop instead of `slots` and `token_delay` (faults on purpose excepted).
     gpu_batch: int = 0
@@ -149,6 +152,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "responses_store": (bool,),
     "tool_calls": (int,),
     "cached_tokens": (int, type(None)),
+    "stream_usage": (bool,),
     "gpu_batch": (int,),
     "gpu_kv_tokens": (int,),
     "gpu_step_ms": (int, float),

@@ -4,7 +4,7 @@ It imitates SGLang (`server_info="sglang"`), vLLM (`"vllm"`) or a plain OpenAI-c
 (`"none"`) wherever the gateway's tests lean on an engine's behaviour, and behind flags serves
 Anthropic's Messages API and OpenAI's Responses API natively, as the engines that have them do.
 Each row below was read in the engine's own source (SGLang and vLLM main, 2026; the versions
-named) or in the API's reference, and has a test that names its number: rows 1-11 in
+named) or in the API's reference, and has a test that names its number: rows 1-11 and 19 in
 tests/gateway/sim/test_engine.py, rows 12-18 in tests/gateway/sim/test_surfaces.py.
 
 +---------------------------------------------+-----------------+----------------------------------+
@@ -165,6 +165,11 @@ tests/gateway/sim/test_engine.py, rows 12-18 in tests/gateway/sim/test_surfaces.
 | path; on, a body `{}` is a 400 in the       | surfaces        |                                  |
 | surface's envelope, which detection reads   |                 |                                  |
 | as served                                   |                 |                                  |
++---------------------------------------------+-----------------+----------------------------------+
+| 19. With `stream_usage` off, a chat or text | llama-cpp-      | llama-cpp-python issues #1082,   |
+| stream never ends with a usage chunk,       | python's server | #1640 (its server has no         |
+| whatever stream_options.include_usage asks; |                 | stream_options; PR #1552 adding  |
+| whole answers still carry usage             |                 | it was never merged)             |
 +---------------------------------------------+-----------------+----------------------------------+
 
 Source paths are relative to python/sglang/ and vllm/ in the engines' repositories.

@@ -83,7 +83,11 @@ class OpenAIEngine(FaultyEngine):
                 n = max(limit, 0)
                 finish = "length"
             options = body.get("stream_options")
-            usage_chunk = isinstance(options, dict) and options.get("include_usage") is True
+            usage_chunk = (
+                cfg.stream_usage
+                and isinstance(options, dict)
+                and options.get("include_usage") is True
+            )
             tools = body.get("tools")
             stop = body.get("stop")
             plain = PlainJob(

@@ -25,6 +25,7 @@ activity-duration = Dauer
 activity-tokens = Tokens
 activity-tokens-used = { $input } ein → { $output } aus
 activity-tokens-cached = { $cached } aus dem Cache
+activity-tokens-estimated = vom Gateway geschätzt
 surface-chat = Chat
 surface-completions = Vervollständigungen
 surface-embeddings = Embeddings

@@ -25,6 +25,7 @@ activity-duration = Duration
 activity-tokens = Tokens
 activity-tokens-used = { $input } in → { $output } out
 activity-tokens-cached = { $cached } cached
+activity-tokens-estimated = estimated by the gateway
 surface-chat = Chat
 surface-completions = Completions
 surface-embeddings = Embeddings

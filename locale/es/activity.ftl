@@ -25,6 +25,7 @@ activity-duration = Duración
 activity-tokens = Tokens
 activity-tokens-used = { $input } de entrada → { $output } de salida
 activity-tokens-cached = { $cached } en caché
+activity-tokens-estimated = estimado por la pasarela
 surface-chat = Chat
 surface-completions = Completados
 surface-embeddings = Embeddings

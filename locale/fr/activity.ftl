@@ -25,6 +25,7 @@ activity-duration = Durée
 activity-tokens = Jetons
 activity-tokens-used = { $input } en entrée → { $output } en sortie
 activity-tokens-cached = { $cached } en cache
+activity-tokens-estimated = estimé par la passerelle
 surface-chat = Chat
 surface-completions = Complétions
 surface-embeddings = Plongements

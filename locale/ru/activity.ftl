@@ -25,6 +25,7 @@ activity-duration = Длительность
 activity-tokens = Токены
 activity-tokens-used = { $input } на входе → { $output } на выходе
 activity-tokens-cached = { $cached } из кэша
+activity-tokens-estimated = оценка шлюза
 surface-chat = Чат
 surface-completions = Дополнения
 surface-embeddings = Эмбеддинги

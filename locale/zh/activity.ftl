@@ -25,6 +25,7 @@ activity-duration = 耗时
 activity-tokens = 令牌
 activity-tokens-used = 输入 { $input } → 输出 { $output }
 activity-tokens-cached = 缓存命中 { $cached }
+activity-tokens-estimated = 由网关估算
 surface-chat = 聊天
 surface-completions = 补全
 surface-embeddings = 嵌入

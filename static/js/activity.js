@@ -51,7 +51,8 @@ function query() {
   return params;
 }
 
-// Tokens the engine reported: input → output, and how many of the input came from its cache.
+// Tokens the engine reported: input → output, and how many of the input came from its cache;
+// or the gateway's own count, said so, of a stream whose engine reported none.
 function tokens(record) {
   if (record.input_tokens === null && record.output_tokens === null) return t("value-none");
   const used = t("activity-tokens-used", { input: record.input_tokens ?? 0, output: record.output_tokens ?? 0 });
@@ -60,6 +61,7 @@ function tokens(record) {
     {},
     h("span", {}, used),
     record.cached_tokens ? h("span", { class: "row-sub" }, t("activity-tokens-cached", { cached: record.cached_tokens })) : null,
+    record.usage_estimated ? h("span", { class: "row-sub" }, t("activity-tokens-estimated")) : null,
   );
 }
 
@@ -71,6 +73,11 @@ const clockOf = (value) => clockFormat.format(new Date(value));
 
 function surfaceName(surface) {
   return surface ? tOr(`surface-${surface}`, surface) : t("value-none");
+}
+
+// A record refused or cut short before its caller was known has no class: "none", no badge.
+function classBadge(record) {
+  return record.class ? badge(`class-${record.class}`, priorityName(record.class)) : t("value-none");
 }
 
 function orNone(value) {
@@ -90,7 +97,7 @@ function recordFields(record) {
     [t("activityui-surface"), surfaceName(record.surface)],
     [t("activityui-path"), record.path ? h("code", {}, record.path) : t("value-none")],
     [t("activity-backend"), orNone(record.backend)],
-    [t("activity-class"), badge(`class-${record.class}`, priorityName(record.class))],
+    [t("activity-class"), classBadge(record)],
     [t("activityui-hint"), orNone(record.hint)],
     [t("activityui-score"), record.score === null ? t("value-none") : formatNumber(record.score)],
     [t("activity-queue-wait"), formatMs(record.queue_ms)],
@@ -174,7 +181,7 @@ function renderRow(record) {
       h(
         "span",
         {},
-        badge(`class-${record.class}`, priorityName(record.class)),
+        classBadge(record),
         record.hint ? h("span", { class: "row-sub" }, t("activity-hint", { hint: record.hint })) : null,
       ),
     ),

@@ -181,3 +181,38 @@ def test_each_record_shows_its_surface_and_the_tokens_it_used(
     expect(rows.first).to_contain_text(used)
     expect(rows.first).to_contain_text(cached)
     expect(rows.first).to_contain_text(surface)
+
+
+def test_a_record_refused_before_its_caller_was_known_shows_no_class(
+    page: Any, carol: Any, sign_in: Any
+) -> None:
+    record(1, username="", token_name="", priority_class=None, outcome="refused", status=401,
+           backend="")  # fmt: skip
+    record(2, priority_class="high")
+
+    sign_in(page, "carol")
+    page.goto("/admin/activity/")
+    rows = page.locator("#activity-body tr")
+    expect(rows).to_have_count(2)
+    none, high = (rows.nth(i).locator('td[data-label="Class"]') for i in (0, 1))
+    expect(none).to_have_text("—")
+    expect(none.locator(".badge")).to_have_count(0)  # no class: nothing to colour
+    expect(high).to_have_text("High")
+    rows.first.get_by_role("button").first.click()
+    shown = page.locator("#record-fields dt", has_text="Class").locator("xpath=following::dd[1]")
+    expect(shown).to_have_text("—")
+
+
+def test_tokens_the_gateway_counted_itself_are_said_to_be_its_estimate(
+    page: Any, carol: Any, sign_in: Any
+) -> None:
+    record(1, input_tokens=40, output_tokens=5, usage_estimated=True)
+    record(2, input_tokens=2, output_tokens=5)
+
+    sign_in(page, "carol")
+    page.goto("/admin/activity/")
+    rows = page.locator("#activity-body tr")
+    expect(rows).to_have_count(2)
+    counted, reported = (rows.nth(i).locator('td[data-label="Tokens"]') for i in (0, 1))
+    expect(counted).to_have_text("40 in → 5 outestimated by the gateway")
+    expect(reported).to_have_text("2 in → 5 out")

@@ -69,11 +69,19 @@ class ActivityRecordOut(serializers.Serializer):
     input_tokens = serializers.IntegerField(allow_null=True)
     output_tokens = serializers.IntegerField(allow_null=True)
     cached_tokens = serializers.IntegerField(allow_null=True)
+    usage_estimated = serializers.BooleanField(
+        help_text="The tokens are the gateway's own count (its prompt estimate and the pieces "
+        "it relayed): the engine streamed without reporting usage."
+    )
     error = serializers.CharField(allow_blank=True)
 
     def get_fields(self) -> dict[str, serializers.Field]:
         fields = super().get_fields()
-        fields["class"] = serializers.CharField(source="priority_class")
+        fields["class"] = serializers.CharField(
+            source="priority_class",
+            allow_null=True,
+            help_text="null: refused or cut short before the caller was known.",
+        )
         return fields
 
 

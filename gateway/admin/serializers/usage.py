@@ -99,7 +99,11 @@ class UsageRowOut(UsageTotalsOut):
     token_id = serializers.IntegerField(required=False, allow_null=True)
     token_name = serializers.CharField(required=False, allow_blank=True)
     model = serializers.CharField(required=False)
-    priority_class = serializers.CharField(required=False)
+    priority_class = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="null: requests that ended before their caller was known.",
+    )
 
     def to_representation(self, instance: Any) -> Any:
         # Only the group's own key fields: a row by model has no token.

@@ -9,7 +9,7 @@ from gateway.core import wire_json
 from gateway.core.errors import BadRequest, GatewayError
 from gateway.core.output_limits import one_output_limit
 from gateway.core.scheduling_fields import refusal, refused_field
-from gateway.core.usage import from_chat
+from gateway.core.usage import Usage, from_chat
 from gateway.dialects import media_urls
 from gateway.dialects.plan import Backend, Plan, decoded, event_data, split_events
 from gateway.dialects.stored_state import RequestState
@@ -21,12 +21,19 @@ class ChatPlan(Plan):
     """Chat and text completions and embeddings, passed through; usage read as it passes.
 
     A stream only reports usage when asked (`stream_options.include_usage`): the plan asks for
-    it when the client did not, and then keeps the extra usage-only chunk from the client.
+    it when the client did not, and then keeps the extra usage-only chunk from the client. An
+    engine may ignore the option (llama-cpp-python's server does): then a client that asked
+    still gets its usage chunk before [DONE], the gateway's estimate (`Plan.estimate`), as
+    OpenAI promises one to whoever asks and token accounting downstream waits for it.
     """
+
+    counts_output = True
 
     def __init__(self, path: str, body: dict[str, Any]) -> None:
         super().__init__(path, body)
         self.hide_usage_chunk = False
+        self.owes_usage = False  # the client asked for the usage chunk and has not had it
+        self._first = b""  # the stream's first events: the usage chunk repeats their id
         if body.get("stream") is True and path != "/v1/embeddings":
             options = body.get("stream_options")
             if not (isinstance(options, dict) and options.get("include_usage") is True):
@@ -35,6 +42,8 @@ class ChatPlan(Plan):
                     "include_usage": True,
                 }
                 self.hide_usage_chunk = True
+            else:
+                self.owes_usage = True
 
     def answer(self, data: bytes, parsed: Any) -> bytes:
         if isinstance(parsed, dict):
@@ -46,9 +55,24 @@ class ChatPlan(Plan):
         # an event of several data lines: two counts tell, and only then is the event read.
         if data.count(b"\ndata:") != data.count(b"\n\ndata:"):
             _check_data_lines(data)
+        self.count(data)
+        if self.owes_usage and not self._first:
+            self._first = data
         # The common chunk carries no usage: a bytes search, no JSON.
-        if not any(mark in data for mark in _USAGE_MARKS):
-            return data
+        if any(mark in data for mark in _USAGE_MARKS):
+            data = self._read_usage(data)
+        if self.owes_usage and b"[DONE]" in data:
+            data = self._usage_before_done(data)
+        return data
+
+    def end(self) -> bytes:
+        if not self.owes_usage or not self._first:
+            return b""
+        # An engine that ended without [DONE]: the usage chunk is still the last.
+        self.owes_usage = False
+        return self._usage_chunk()
+
+    def _read_usage(self, data: bytes) -> bytes:
         kept: list[bytes] = []
         for event in split_events(data):
             payload = event_data(event)
@@ -59,10 +83,52 @@ class ChatPlan(Plan):
                 usage = from_chat(chunk.get("usage"))
                 if usage is not None:
                     self.usage = usage
+                    self.owes_usage = False
                     if self.hide_usage_chunk and chunk.get("choices") == []:
                         continue  # we asked for it, the client did not
             kept.append(event + b"\n\n")
         return b"".join(kept)
+
+    def _usage_before_done(self, data: bytes) -> bytes:
+        """The usage chunk the client asked for, which the engine never sent, before [DONE]."""
+        events = split_events(data)
+        done = next((i for i, e in enumerate(events) if _is_done(e)), None)
+        if done is None:
+            return data  # "[DONE]" in a chunk's text
+        self.owes_usage = False
+        head = b"".join(e + b"\n\n" for e in events[:done])
+        tail = b"".join(e + b"\n\n" for e in events[done:])
+        return head + self._usage_chunk() + tail
+
+    def _usage_chunk(self) -> bytes:
+        """A usage-only chunk as OpenAI sends it (no choices), with the gateway's estimate and
+        the id, model and creation time of the stream's first chunk."""
+        usage = self.estimate() or Usage()  # a chat plan counts what it relays: never None
+        first: Any = None
+        for event in split_events(self._first):
+            payload = event_data(event)
+            first = decoded(payload) if payload else None
+            if isinstance(first, dict):
+                break
+        first = first if isinstance(first, dict) else {}
+        chunk = {
+            "id": first.get("id", ""),
+            "object": first.get("object", "chat.completion.chunk"),
+            "created": first.get("created", 0),
+            "model": first.get("model", ""),
+            "choices": [],
+            "usage": {
+                "prompt_tokens": usage.input,
+                "completion_tokens": usage.output,
+                "total_tokens": usage.input + usage.output,
+            },
+        }
+        return b"data: " + wire_json.dumps(chunk) + b"\n\n"
+
+
+def _is_done(event: bytes) -> bool:
+    payload = event_data(event)
+    return payload is not None and payload.strip() == b"[DONE]"
 
 
 def _check_data_lines(data: bytes) -> None:

@@ -415,6 +415,7 @@ def test_an_administrator_lists_records_newest_first_with_every_field(
         "input_tokens": None,
         "output_tokens": None,
         "cached_tokens": None,
+        "usage_estimated": False,
         "error": "",
     }
 

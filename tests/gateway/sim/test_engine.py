@@ -951,6 +951,26 @@ async def test_row_11_an_evicted_stream_ends_the_same_way(client: aiohttp.Client
     assert (await high)[0] == 200
 
 
+async def test_row_19_without_stream_usage_no_stream_ends_with_usage_whatever_it_asks(
+    client: aiohttp.ClientSession,
+) -> None:
+    await configure(client, stream_usage=False, token_delay=0)
+    asked = {"stream": True, "stream_options": {"include_usage": True}}
+    for path, body in (
+        ("/v1/chat/completions", {"messages": HELLO}),
+        ("/v1/completions", {"prompt": "once upon a time"}),
+    ):
+        async with client.post(path, json={"model": "sim-small", **body, **asked}) as resp:
+            events = [data for _, data in await sse_events(resp)]
+        assert events[-1] == "[DONE]"
+        chunks = [json.loads(data) for data in events[:-1]]
+        assert len(chunks) == 5  # four tokens and the finish
+        assert all(c["choices"] and "usage" not in c for c in chunks)
+    # A whole answer still says what it used, as llama-cpp-python's does.
+    status, answer = await chat(client)
+    assert (status, answer["usage"]["completion_tokens"]) == (200, 4)
+
+
 # ----- what the engine has open ----------------------------------------------------------------
 
 
