@@ -19,11 +19,12 @@ from typing import Any
 
 
 def _serve(sock: Any, others: list[Any], bounds: Any) -> None:
+    from aiplane.wiring import configured_drain
     from gateway.management.commands.serve import _worker
 
     for other in others:
         other.close()  # a killed sibling's port must refuse, not queue connections nobody takes
-    _worker(sock, "127.0.0.1", sock.getsockname()[1], bounds)
+    _worker(sock, "127.0.0.1", sock.getsockname()[1], bounds, configured_drain())
 
 
 def main() -> int:

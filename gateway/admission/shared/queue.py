@@ -17,7 +17,8 @@ Faults:
   of any other process reaps its waiters.
 - Redis unreachable, or answering with errors (READONLY from a replica, OOM): the process
   falls back to local admission with its share of each backend's max_inflight (max_inflight
-  split over the processes last seen alive, so their sum stays within it), says so in the log
+  split over the processes last seen alive, so their sum stays within it; for the outage's
+  first lease no more than the slots it held itself as Redis went away), says so in the log
   and in `aiplane_shared_admission_fallback`, and rejoins when Redis takes a write again,
   listing its running requests and waiters anew and releasing the requests that ended meanwhile.
 - A process that stalls longer than its lease has its leases reaped and their slots granted to
@@ -36,6 +37,7 @@ import logging
 import os
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
@@ -134,6 +136,9 @@ class SharedAdmissionQueue(AdmissionQueue):
         self._counted = True  # every other process had renewed since it joined (see share)
         self._seen: list[tuple[float, int]] = []
         self.on_fallback: Callable[[bool], None] | None = None
+        # When the outage began, and what this process ran on each backend then (see _room).
+        self._fell_back_at = float("-inf")
+        self._held_then: Counter[str] = Counter()
         self._renewed = float("-inf")
         self._listed_bonus = self._bonus()
         self.renew()  # at start-up, off the loop; unanswered, it starts in fallback and rejoins
@@ -166,6 +171,8 @@ class SharedAdmissionQueue(AdmissionQueue):
             return
         self.fallback = True
         self.fallbacks += 1
+        self._fell_back_at = time.monotonic()
+        self._held_then = Counter(acquired.backend for acquired in self._leases.values())
         log.warning(
             "Redis is unreachable (%s): admitting locally with this process's share of each "
             "backend (1/%d) until it answers again",
@@ -180,7 +187,20 @@ class SharedAdmissionQueue(AdmissionQueue):
         # yet kept over the group); in an outage, this process's share of the backend.
         if not self.fallback:
             return slot.free
-        return slot.usable and slot.inflight < self.share(slot.max_inflight)
+        return slot.usable and slot.inflight < self._fallback_limit(slot)
+
+    def _fallback_limit(self, slot: Slot) -> int:
+        """Its share, once the outage is a lease old. Before, the requests admitted through
+        Redis may still run, and one process may hold more than its share of them while the
+        others, not knowing, would fill theirs beside it (5 on an engine of 3, for three): so
+        each keeps to the slots it held itself as Redis went away (its share at most), which
+        add up to what Redis had granted. A lease is how long the group waits anyway for
+        requests nobody speaks for (a dead process's), and short requests end well within it.
+        Alone in the group, it has nobody to wait for."""
+        share = self.share(slot.max_inflight)
+        if self.processes <= 1 or time.monotonic() - self._fell_back_at >= self.lease_secs:
+            return share
+        return min(share, self._held_then[slot.name])
 
     def share(self, max_inflight: int) -> int:
         """This process's part of a backend's limit while Redis is away: the parts of the

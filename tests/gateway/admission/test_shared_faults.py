@@ -47,6 +47,14 @@ def _asked_in_turn(times: int, *processes: Process) -> int:
     return _on_engine(*processes)
 
 
+def _a_lease_into_the_outage(*processes: Process) -> None:
+    """Every process has found Redis away, and that a lease ago: each admits by its share."""
+    for p in processes:
+        p.queue.renew()
+        assert p.queue.fallback
+    time.sleep(max(p.queue.lease_secs for p in processes))
+
+
 def _until(condition: Callable[[], bool], step: Callable[[], None], secs: float = 10.0) -> None:
     """Run `step` until `condition` holds (the bound is for a hung test, not a threshold)."""
     deadline = time.monotonic() + secs
@@ -67,6 +75,7 @@ def test_a_process_started_during_an_outage_grants_nothing_on_the_emptied_redis_
     monkeypatch.setenv("AIPLANE_SHARED_PROCESSES", "2")
     b = Process(private_redis, redis_prefix, 0.6, cap=2)
     assert b.queue.fallback
+    _a_lease_into_the_outage(b)  # before, a's request may be one of what b would take
     assert b.ask()[0] is not None
     assert _on_engine(a, b) == 2
     private_redis.start()  # empty: it knows neither a's request nor b's
@@ -137,8 +146,9 @@ def test_a_process_whose_leases_were_reaped_while_it_stalled_notices_and_keeps_t
 def test_an_outage_that_begins_while_one_process_holds_more_than_its_share_keeps_the_bound(
     private_redis: RedisServer, redis_prefix: str
 ) -> None:
-    """The documented gap: entering an outage, shares only bound what is admitted from then on."""
-    procs = [Process(private_redis, redis_prefix, 3.0, cap=3) for _ in range(3)]
+    """Entering an outage, the others do not fill their shares beside a process that held more
+    than its own: until the outage is a lease old, each keeps to the slots it held."""
+    procs = [Process(private_redis, redis_prefix, 1.0, cap=3) for _ in range(3)]
     for p in procs:
         p.queue.renew()  # each has now seen all three: shares of 1
     a, b, c = sorted(procs, key=lambda p: p.queue.seat)
@@ -146,19 +156,25 @@ def test_an_outage_that_begins_while_one_process_holds_more_than_its_share_keeps
     assert all(held)
     private_redis.stop()
 
-    # b and c fill their shares while a's requests, admitted through Redis, still run.
+    # a's requests, admitted through Redis, still run: b and c held nothing, they admit nothing.
     for p in (b, c):
-        assert p.ask()[0] is not None
         assert p.ask()[0] is None
-    assert _on_engine(a, b, c) <= 3 + 1 + 1
     assert a.ask()[0] is None  # a is over its share: it admits nothing of its own
+    assert _on_engine(a, b, c) == 3
 
-    # Once a's requests have ended, the shares bound the engine: max_inflight.
+    # As a's requests end, a goes on within its share.
     for acquired in held:
         assert acquired is not None
         acquired.release()
-    assert a.slot.inflight == 1  # its waiter, within its share
-    assert _on_engine(a, b, c) <= 3
+    assert a.slot.inflight == 1  # its waiter
+    assert _on_engine(a, b, c) == 1
+
+    # A lease into the outage what Redis granted has ended, as for a process gone silent:
+    # each admits by its share, and the shares add up to max_inflight.
+    time.sleep(a.queue.lease_secs)
+    for p in (b, c):
+        p.queue.dispatch_pass()
+    assert [p.slot.inflight for p in (a, b, c)] == [1, 1, 1]
 
 
 def test_requests_admitted_alone_in_an_outage_are_listed_on_rejoin_and_not_counted_as_lost(
@@ -179,7 +195,7 @@ def test_shares_taken_from_a_redis_still_rebuilding_add_up_to_no_more_than_max_i
     private_redis: RedisServer, redis_prefix: str
 ) -> None:
     # Shares of 2 and 1: a holds the first seat, and takes the remainder, once both are listed.
-    a, b = (Process(private_redis, redis_prefix, 3.0, cap=3, name=name) for name in "ab")
+    a, b = (Process(private_redis, redis_prefix, 1.0, cap=3, name=name) for name in "ab")
     for p in (a, b):
         p.queue.renew()
     assert [(p.queue.processes, p.queue.seat) for p in (a, b)] == [(2, 0), (2, 1)]
@@ -188,6 +204,7 @@ def test_shares_taken_from_a_redis_still_rebuilding_add_up_to_no_more_than_max_i
     b.queue.renew()  # listed alone: first of one
     a.queue.renew()  # first of both
     private_redis.stop()  # again, before b renewed among both
+    _a_lease_into_the_outage(a, b)
 
     for p in (a, b, a, b, a, b):
         p.ask()
@@ -199,16 +216,17 @@ def test_shares_from_the_last_renewals_add_up_to_no_more_than_max_inflight_after
 ) -> None:
     """b was first of b, c, d at its last renewal; d then died and a joined, first of a, b, c.
     By name both would be first and both take the remainder: 2 + 2 + 1 of 4."""
-    b, c = (Process(private_redis, redis_prefix, 3.0, cap=4, name=name) for name in "bc")
+    b, c = (Process(private_redis, redis_prefix, 1.0, cap=4, name=name) for name in "bc")
     d = Process(private_redis, redis_prefix, 0.2, cap=4, name="d")  # a short lease: it dies
     for p in (b, c, d):
         p.queue.renew()
     assert [p.queue.processes for p in (b, c, d)] == [3, 3, 3]
     time.sleep(0.3)  # d's lease lapses
-    a = Process(private_redis, redis_prefix, 3.0, cap=4, name="a")  # reaps d as it joins
+    a = Process(private_redis, redis_prefix, 1.0, cap=4, name="a")  # reaps d as it joins
     c.queue.renew()
     assert [p.queue.processes for p in (a, b, c)] == [3, 3, 3]
     private_redis.stop()  # before b renewed again
+    _a_lease_into_the_outage(a, b, c)
 
     assert _asked_in_turn(4, a, b, c) <= 4
 
@@ -218,12 +236,13 @@ def test_a_process_that_joined_after_the_others_last_renewed_takes_no_share_of_t
 ) -> None:
     """b and c last renewed as two (shares of 2 and 1 of 3); a joined since: a share of its
     own, from a count of three, would be one more than the backend runs."""
-    b, c = (Process(private_redis, redis_prefix, 3.0, cap=3, name=name) for name in "bc")
+    b, c = (Process(private_redis, redis_prefix, 1.0, cap=3, name=name) for name in "bc")
     for p in (b, c):
         p.queue.renew()
-    a = Process(private_redis, redis_prefix, 3.0, cap=3, name="a")
+    a = Process(private_redis, redis_prefix, 1.0, cap=3, name="a")
     assert [p.queue.processes for p in (a, b, c)] == [3, 2, 2]
     private_redis.stop()  # before b and c renewed again
+    _a_lease_into_the_outage(a, b, c)
 
     assert _asked_in_turn(3, a, b, c) <= 3
 
