@@ -74,6 +74,26 @@ def live_gateway(**config: Any) -> Iterator[LiveGateway]:
         yield LiveGateway(url=server.url, app=app, server=server)
 
 
+def database_url() -> str:
+    """The test database (committed data: transactional tests) as a URL for a child process."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    host, port = s["HOST"] or "127.0.0.1", s["PORT"] or 5432
+    return f"postgres://{s['USER']}:{s['PASSWORD']}@{host}:{port}/{s['NAME']}"
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (for a child process to take)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def add_backend(
     name: str,
     url: str,

@@ -23,7 +23,7 @@ import pytest
 
 from aiplane.catalog import settings_update
 from tests.support.drive import configure, engine_stats, key_for, labels_seen, wait_until
-from tests.support.live import add_backend
+from tests.support.live import add_backend, database_url
 from tests.support.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,14 +33,6 @@ HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0)
 pytestmark = pytest.mark.timeout(300)
 
 
-def _database_url() -> str:
-    """The test database, as a URL the gateway processes can open (it holds the test's rows)."""
-    from django.db import connection
-
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 @dataclass
@@ -78,7 +70,7 @@ class Cluster:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "aiplane.settings",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "AIPLANE_DATA_DIR": str(self.tmp),
             "AIPLANE_REDIS_URL": self.redis_url,
             "AIPLANE_REDIS_PREFIX": self.prefix,

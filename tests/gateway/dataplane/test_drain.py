@@ -20,26 +20,15 @@ import pytest
 
 from gateway.models import ActivityRecord
 from tests.support.drive import engine_stats, key_for, wait_until
-from tests.support.live import add_backend
+from tests.support.live import add_backend, database_url, free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.timeout(240)
 
 
-def _database_url() -> str:
-    from django.db import connection
-
-    s = connection.settings_dict
-    if s["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{s['NAME']}"
-    return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST']}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _refuses(port: int) -> bool:
@@ -54,12 +43,12 @@ class Served:
     """`manage.py serve` in a process of its own, against the test database."""
 
     def __init__(self, tmp: Path, workers: int = 1, **env: str) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.log = tmp / f"serve-{self.port}.log"
         environment = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "aiplane.settings",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "AIPLANE_DATA_DIR": str(tmp),
             "AIPLANE_ACTIVITY_WRITER": "thread",
             "PYTHONUNBUFFERED": "1",

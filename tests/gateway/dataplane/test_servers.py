@@ -16,27 +16,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.db import connection
 
 from tests.support.factories import make_token_with_secret, make_user
-from tests.support.live import add_backend
+from tests.support.live import add_backend, database_url, free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def database_url() -> str:
-    """The test database (committed data: transactional tests) as a URL for a child process."""
-    s = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{s['NAME']}"
-    host, port = s["HOST"] or "127.0.0.1", s["PORT"] or 5432
-    return f"postgres://{s['USER']}:{s['PASSWORD']}@{host}:{port}/{s['NAME']}"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager
